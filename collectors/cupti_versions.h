@@ -1,0 +1,21 @@
+// The one place that names the CUPTI record struct versions we read.
+// CUPTI 13.0 (CUPTI_API_VERSION 130001). When a newer toolkit adds a version,
+// change the alias here and the decoder's field reads if needed.
+#pragma once
+
+#include <cupti.h>
+
+namespace cuptitrace::cupti {
+
+using KernelActivity = CUpti_ActivityKernel10;
+using MemcpyActivity = CUpti_ActivityMemcpy6;
+using MemcpyPtoPActivity = CUpti_ActivityMemcpyPtoP4;
+using MemsetActivity = CUpti_ActivityMemset4;
+using ApiActivity = CUpti_ActivityAPI;
+using SyncActivity = CUpti_ActivitySynchronization2;
+using OverheadActivity = CUpti_ActivityOverhead3;
+using DeviceActivity = CUpti_ActivityDevice5;
+using ContextActivity = CUpti_ActivityContext3;
+using NameActivity = CUpti_ActivityName;
+
+}  // namespace cuptitrace::cupti

@@ -1,0 +1,70 @@
+#include "core/records.h"
+
+namespace cuptitrace {
+
+const char* recordKindName(RecordKind kind) {
+  switch (kind) {
+    case RecordKind::Kernel: return "kernel";
+    case RecordKind::Memcpy: return "memcpy";
+    case RecordKind::Memset: return "memset";
+    case RecordKind::Api: return "api";
+    case RecordKind::Nvtx: return "nvtx";
+    case RecordKind::Sync: return "sync";
+    case RecordKind::Overhead: return "overhead";
+    case RecordKind::Count: break;
+  }
+  return "unknown";
+}
+
+const char* copyKindName(CopyKind kind) {
+  switch (kind) {
+    case CopyKind::HtoD: return "HtoD";
+    case CopyKind::DtoH: return "DtoH";
+    case CopyKind::HtoA: return "HtoA";
+    case CopyKind::AtoH: return "AtoH";
+    case CopyKind::AtoA: return "AtoA";
+    case CopyKind::AtoD: return "AtoD";
+    case CopyKind::DtoA: return "DtoA";
+    case CopyKind::DtoD: return "DtoD";
+    case CopyKind::HtoH: return "HtoH";
+    case CopyKind::PtoP: return "PtoP";
+    case CopyKind::Unknown: break;
+  }
+  return "Unknown";
+}
+
+const char* memoryKindName(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::Pageable: return "Pageable";
+    case MemoryKind::Pinned: return "Pinned";
+    case MemoryKind::Device: return "Device";
+    case MemoryKind::Array: return "Array";
+    case MemoryKind::Managed: return "Managed";
+    case MemoryKind::DeviceStatic: return "DeviceStatic";
+    case MemoryKind::ManagedStatic: return "ManagedStatic";
+    case MemoryKind::Unknown: break;
+  }
+  return "Unknown";
+}
+
+const char* nvtxTypeName(NvtxType type) {
+  switch (type) {
+    case NvtxType::PushPop: return "PushPop";
+    case NvtxType::StartEnd: return "StartEnd";
+    case NvtxType::Mark: return "Mark";
+  }
+  return "Unknown";
+}
+
+const char* syncTypeName(SyncType type) {
+  switch (type) {
+    case SyncType::EventSynchronize: return "EventSynchronize";
+    case SyncType::StreamWaitEvent: return "StreamWaitEvent";
+    case SyncType::StreamSynchronize: return "StreamSynchronize";
+    case SyncType::ContextSynchronize: return "ContextSynchronize";
+    case SyncType::Unknown: break;
+  }
+  return "Unknown";
+}
+
+}  // namespace cuptitrace

@@ -1,0 +1,197 @@
+// The event model: one plain, fixed-size struct per record kind.
+//
+// Records are copied out of CUPTI's buffers by the decoder (collectors/) and
+// are all that exporters see. They hold no pointers: strings are interned ids
+// (see string_table.h), so a record can be written to disk and read back as is.
+// Times are nanoseconds on the one clock CUPTI uses for both CPU and GPU records.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cuptitrace {
+
+using StringId = uint32_t;  // 0 is the empty string
+inline constexpr StringId kNoString = 0;
+
+enum class RecordKind : uint8_t {
+  Kernel = 0,
+  Memcpy,
+  Memset,
+  Api,
+  Nvtx,
+  Sync,
+  Overhead,
+  Count  // number of kinds; keep last
+};
+inline constexpr int kRecordKindCount = static_cast<int>(RecordKind::Count);
+
+// Lower-case name of a record kind ("kernel", "memcpy", ...).
+const char* recordKindName(RecordKind kind);
+
+// ---- GPU work --------------------------------------------------------------
+
+enum class KernelLaunchType : uint8_t { Regular = 0, CooperativeSingle = 1, CooperativeMulti = 2, CblProgrammatic = 3 };
+
+struct KernelRecord {
+  uint64_t start;          // ns
+  uint64_t end;            // ns; 0 when CUPTI could not collect it
+  uint64_t graphNodeId;    // 0 when not launched from a graph
+  StringId name;           // mangled name as CUPTI gives it
+  uint32_t correlationId;  // matches the ApiRecord of the launching call
+  uint32_t deviceId;
+  uint32_t contextId;
+  uint32_t streamId;
+  uint32_t graphId;        // 0 when not launched from a graph
+  int32_t gridX, gridY, gridZ;
+  uint16_t blockX, blockY, blockZ;  // at most 1024 each
+  uint16_t reserved;
+  int32_t staticSharedMemory;   // bytes per block
+  int32_t dynamicSharedMemory;  // bytes per block
+  uint16_t registersPerThread;
+  uint8_t launchType;           // KernelLaunchType
+  uint8_t isDeviceLaunched;     // 1 for device-side launches
+};
+
+// Direction of a copy, as CUPTI names it (CUpti_ActivityMemcpyKind values).
+enum class CopyKind : uint8_t {
+  Unknown = 0, HtoD = 1, DtoH = 2, HtoA = 3, AtoH = 4, AtoA = 5, AtoD = 6, DtoA = 7,
+  DtoD = 8, HtoH = 9, PtoP = 10
+};
+const char* copyKindName(CopyKind kind);  // "HtoD", ...
+
+// Kind of the memory on either side of a copy or under a memset
+// (CUpti_ActivityMemoryKind values).
+enum class MemoryKind : uint8_t {
+  Unknown = 0, Pageable = 1, Pinned = 2, Device = 3, Array = 4, Managed = 5, DeviceStatic = 6,
+  ManagedStatic = 7
+};
+const char* memoryKindName(MemoryKind kind);  // "Pageable", ...
+
+inline constexpr uint8_t kCopyFlagAsync = 1;  // issued asynchronously (cudaMemcpyAsync, ...)
+
+struct MemcpyRecord {
+  uint64_t start;
+  uint64_t end;
+  uint64_t bytes;
+  uint64_t graphNodeId;
+  uint32_t correlationId;
+  uint32_t deviceId;     // for PtoP: the device that ran the copy
+  uint32_t contextId;
+  uint32_t streamId;
+  uint32_t srcDeviceId;  // PtoP only, otherwise equal to deviceId
+  uint32_t dstDeviceId;  // PtoP only, otherwise equal to deviceId
+  uint32_t graphId;
+  uint8_t copyKind;      // CopyKind
+  uint8_t srcKind;       // MemoryKind
+  uint8_t dstKind;       // MemoryKind
+  uint8_t flags;         // kCopyFlag*
+};
+
+struct MemsetRecord {
+  uint64_t start;
+  uint64_t end;
+  uint64_t bytes;
+  uint64_t graphNodeId;
+  uint32_t correlationId;
+  uint32_t deviceId;
+  uint32_t contextId;
+  uint32_t streamId;
+  uint32_t graphId;
+  uint32_t value;
+  uint8_t memoryKind;  // MemoryKind
+  uint8_t flags;       // kCopyFlagAsync
+  uint16_t reserved;
+  uint32_t reserved2;
+};
+
+// ---- CPU side ---------------------------------------------------------------
+
+enum class ApiDomain : uint8_t { Runtime = 0, Driver = 1 };
+
+struct ApiRecord {
+  uint64_t start;
+  uint64_t end;
+  StringId name;           // "cudaLaunchKernel", "cuMemAlloc_v2", ...
+  uint32_t correlationId;
+  uint32_t threadId;       // OS thread id (gettid)
+  uint32_t cbid;           // CUPTI callback id within the domain
+  uint32_t returnValue;    // cudaError_t or CUresult
+  uint8_t domain;          // ApiDomain
+  uint8_t reserved[3];
+};
+
+enum class NvtxType : uint8_t { PushPop = 0, StartEnd = 1, Mark = 2 };
+const char* nvtxTypeName(NvtxType type);  // "PushPop", "StartEnd", "Mark"
+
+enum class NvtxPayload : uint8_t { None = 0, U64 = 1, I64 = 2, Double = 3, U32 = 4, I32 = 5, Float = 6 };
+
+inline constexpr uint8_t kNvtxHasColor = 1;
+inline constexpr uint8_t kNvtxOpen = 2;  // range never closed before the trace ended
+
+struct NvtxRecord {
+  uint64_t start;          // ns
+  uint64_t end;            // ns; == start for marks; last timestamp seen for open ranges
+  uint64_t id;             // range id of start/end ranges, 0 otherwise
+  uint64_t payload;        // raw bits, see payloadType
+  uint32_t threadId;       // thread that opened the range (or made the mark)
+  uint32_t endThreadId;    // thread that closed it (StartEnd ranges may differ)
+  StringId message;
+  StringId domain;         // kNoString for the default domain
+  uint32_t category;
+  uint32_t color;          // ARGB, valid when flags & kNvtxHasColor
+  uint16_t depth;          // nesting depth of push/pop ranges on their thread (0 = outermost)
+  uint8_t type;            // NvtxType
+  uint8_t payloadType;     // NvtxPayload
+  uint8_t flags;           // kNvtx*
+  uint8_t reserved[3];
+};
+
+enum class SyncType : uint8_t { Unknown = 0, EventSynchronize = 1, StreamWaitEvent = 2, StreamSynchronize = 3, ContextSynchronize = 4 };
+const char* syncTypeName(SyncType type);
+
+struct SyncRecord {
+  uint64_t start;
+  uint64_t end;
+  uint32_t correlationId;
+  uint32_t contextId;
+  uint32_t streamId;       // 0xffffffff when not applicable
+  uint32_t eventId;        // 0xffffffff when not applicable
+  uint8_t type;            // SyncType
+  uint8_t reserved[7];
+};
+
+struct OverheadRecord {
+  uint64_t start;
+  uint64_t end;
+  StringId name;           // "CUPTI buffer flush", ...
+  uint32_t threadId;       // when the overhead belongs to a thread, else 0
+  uint32_t deviceId;       // when it belongs to a device, else 0xffffffff
+  uint32_t reserved;
+};
+
+// Fixed sizes: records are written to disk raw (see exporters/native), so a
+// change here is a change of the native format version.
+static_assert(sizeof(KernelRecord) == 80);
+static_assert(sizeof(MemcpyRecord) == 64);
+static_assert(sizeof(MemsetRecord) == 64);
+static_assert(sizeof(ApiRecord) == 40);
+static_assert(sizeof(NvtxRecord) == 64);
+static_assert(sizeof(SyncRecord) == 40);
+static_assert(sizeof(OverheadRecord) == 32);
+static_assert(std::is_trivially_copyable_v<KernelRecord> && std::is_trivially_copyable_v<MemcpyRecord> &&
+              std::is_trivially_copyable_v<MemsetRecord> && std::is_trivially_copyable_v<ApiRecord> &&
+              std::is_trivially_copyable_v<NvtxRecord> && std::is_trivially_copyable_v<SyncRecord> &&
+              std::is_trivially_copyable_v<OverheadRecord>);
+
+// Maps a record type to its kind, for templates over all kinds.
+template <typename T> struct RecordKindOf;
+template <> struct RecordKindOf<KernelRecord> { static constexpr RecordKind value = RecordKind::Kernel; };
+template <> struct RecordKindOf<MemcpyRecord> { static constexpr RecordKind value = RecordKind::Memcpy; };
+template <> struct RecordKindOf<MemsetRecord> { static constexpr RecordKind value = RecordKind::Memset; };
+template <> struct RecordKindOf<ApiRecord> { static constexpr RecordKind value = RecordKind::Api; };
+template <> struct RecordKindOf<NvtxRecord> { static constexpr RecordKind value = RecordKind::Nvtx; };
+template <> struct RecordKindOf<SyncRecord> { static constexpr RecordKind value = RecordKind::Sync; };
+template <> struct RecordKindOf<OverheadRecord> { static constexpr RecordKind value = RecordKind::Overhead; };
+
+}  // namespace cuptitrace

@@ -1,0 +1,78 @@
+// A whole trace: the records, their strings, and what describes them
+// (process, devices, names given with NVTX, configuration, counters).
+// This is what exporters take and what the native format saves.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/string_table.h"
+#include "core/trace_store.h"
+
+namespace cuptitrace {
+
+struct DeviceInfo {
+  uint32_t id = 0;
+  std::string name;             // "NVIDIA H100 80GB HBM3"
+  uint32_t computeMajor = 0;
+  uint32_t computeMinor = 0;
+  uint32_t multiprocessors = 0;
+  uint64_t globalMemoryBytes = 0;
+  uint32_t coreClockKHz = 0;
+  std::string uuid;             // "GPU-xxxxxxxx-..." when known
+};
+
+struct ContextInfo {
+  uint32_t contextId = 0;
+  uint32_t deviceId = 0;
+  uint32_t nullStreamId = 0;
+};
+
+struct TraceMetadata {
+  std::string toolVersion;
+  std::string hostName;
+  uint32_t pid = 0;
+  std::string processName;      // program name, shown as the host process
+  std::string commandLine;
+  std::string clock = "cupti";  // the clock of every timestamp in the trace
+  uint64_t baseTimestampNs = 0; // exporters write times relative to this
+  uint64_t startRealtimeNs = 0; // wall clock (CLOCK_REALTIME) at collection start
+  uint64_t startTimestampNs = 0;// trace clock at collection start
+  uint64_t endTimestampNs = 0;  // trace clock when collection stopped
+  uint32_t cuptiVersion = 0;    // CUPTI API version
+  int32_t driverVersion = 0;    // cuDriverGetVersion
+  // The effective configuration, variable name -> value, as parsed.
+  std::vector<std::pair<std::string, std::string>> config;
+};
+
+struct Trace {
+  StringTable strings;
+  TraceStore store;
+  TraceMetadata meta;
+  std::vector<DeviceInfo> devices;
+  std::vector<ContextInfo> contexts;
+  // Names given by the program (nvtxNameCudaStream, nvtxNameOsThread, nvtxNameCudaDevice).
+  std::map<uint32_t, std::string> streamNames;  // by CUPTI stream id
+  std::map<uint32_t, std::string> threadNames;  // by OS thread id
+  std::map<uint32_t, std::string> deviceNames;  // by device id
+  // Everything skipped or lost, by name ("dropped.cupti", "unknown_records", ...).
+  // Exporters write these into metadata and summaries; nothing is lost silently.
+  std::map<std::string, uint64_t> counters;
+
+  const DeviceInfo* findDevice(uint32_t id) const {
+    for (const auto& d : devices)
+      if (d.id == id) return &d;
+    return nullptr;
+  }
+  // Every record kind's dropped count plus the named counters starting with "dropped".
+  uint64_t totalDropped() const {
+    uint64_t n = store.totalDropped();
+    for (const auto& [name, value] : counters)
+      if (name.rfind("dropped", 0) == 0) n += value;
+    return n;
+  }
+};
+
+}  // namespace cuptitrace

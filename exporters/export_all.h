@@ -1,0 +1,22 @@
+// Writes every requested output of a trace to files under a path prefix.
+// Each file is written under a temporary name and renamed when complete, so a
+// file that exists is never half-written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/trace.h"
+
+namespace cuptitrace {
+
+struct ExportResult {
+  std::vector<std::string> written;  // paths of complete files
+  std::vector<std::string> errors;   // one clear line per failure, naming the path
+};
+
+// `formats` is a mask of core/config.h Format bits; `prefix` the expanded output prefix.
+ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix);
+
+}  // namespace cuptitrace
