@@ -1,0 +1,75 @@
+// The activity API side: enables the selected CUPTI activity kinds, hands
+// CUPTI buffers from the pool, queues completed buffers, and decodes them on
+// one drain thread into the trace. CUPTI's callbacks only move buffers.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "collectors/buffer_pool.h"
+#include "collectors/decoder.h"
+#include "core/config.h"
+#include "core/trace.h"
+
+namespace cuptitrace {
+
+class ActivityCollector {
+ public:
+  // `onDrain` runs on the drain thread after each batch (NVTX records are
+  // moved into the store there, so the store has one writer).
+  ActivityCollector(Trace& trace, const Config& config, std::function<void()> onDrain);
+  ~ActivityCollector();
+  ActivityCollector(const ActivityCollector&) = delete;
+  ActivityCollector& operator=(const ActivityCollector&) = delete;
+
+  // Registers the buffer callbacks and enables the kinds in config.activities.
+  // False (and a message in `error`) when CUPTI refuses.
+  bool start(std::string& error);
+  // Forces CUPTI to hand back every buffer, decodes what is left and stops
+  // the drain thread. Records in the store are complete afterwards.
+  void stop();
+  // Asks CUPTI for completed buffers without waiting for them to fill.
+  void flush();
+
+  // Counters for the trace metadata.
+  void publishCounters();
+
+ private:
+  struct Completed {
+    uint8_t* buffer;
+    size_t validSize;
+  };
+
+  static void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords);
+  static void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer,
+                                       size_t size, size_t validSize);
+  void onCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t validSize);
+  void drainLoop();
+  void drainPending();
+  std::vector<CUpti_ActivityKind> kinds() const;
+
+  Trace& trace_;
+  const Config config_;
+  std::function<void()> onDrain_;
+  BufferPool pool_;
+  Decoder decoder_;
+
+  std::mutex queueMutex_;
+  std::condition_variable queueCv_;
+  std::vector<Completed> queue_;  // capacity reserved for every buffer: never grows in a callback
+  bool stopping_ = false;
+  std::thread drainThread_;
+  std::mutex decodeMutex_;  // the drain thread and stop() both decode
+
+  std::atomic<uint64_t> cuptiDropped_{0};
+  std::atomic<uint64_t> buffersCompleted_{0};
+  std::vector<CUpti_ActivityKind> enabled_;
+  bool started_ = false;
+};
+
+}  // namespace cuptitrace

@@ -1,0 +1,88 @@
+// NVTX ranges and marks as the program makes them: push/pop ranges matched
+// per thread, start/end ranges matched by id across threads, marks.
+// Called on the program's threads, so each thread writes into its own state
+// (a lock per thread that only the drain thread ever contends); completed
+// records are moved into the store by the drain thread.
+// No CUPTI here: nvtx_callbacks.cpp turns CUPTI's NVTX callbacks into calls.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/trace.h"
+
+namespace cuptitrace {
+
+struct NvtxAttributes {
+  StringId message = kNoString;
+  StringId domain = kNoString;
+  uint32_t category = 0;
+  uint32_t color = 0;
+  bool hasColor = false;
+  uint8_t payloadType = 0;  // NvtxPayload
+  uint64_t payload = 0;
+};
+
+class NvtxRecorder {
+ public:
+  NvtxRecorder();
+  NvtxRecorder(const NvtxRecorder&) = delete;
+  NvtxRecorder& operator=(const NvtxRecorder&) = delete;
+
+  void push(uint32_t tid, uint64_t ts, const NvtxAttributes& attributes);
+  // Closes the innermost open range of `domain` on thread `tid`.
+  void pop(uint32_t tid, uint64_t ts, StringId domain);
+  void start(uint32_t tid, uint64_t ts, uint64_t id, const NvtxAttributes& attributes);
+  void end(uint32_t tid, uint64_t ts, uint64_t id);
+  void mark(uint32_t tid, uint64_t ts, const NvtxAttributes& attributes);
+
+  void nameThread(uint32_t tid, std::string name);
+  void nameStream(uint32_t streamId, std::string name);
+  void nameDevice(uint32_t deviceId, std::string name);
+
+  // Moves completed records into `store`. With `final`, ranges still open are
+  // written too, flagged kNvtxOpen and ending at `endTs`.
+  void collect(TraceStore& store, bool final, uint64_t endTs);
+  // Copies the names given by the program and the counters into `trace`.
+  void publish(Trace& trace) const;
+
+ private:
+  struct OpenRange {
+    uint64_t start;
+    NvtxAttributes attributes;
+  };
+  struct ThreadState {
+    std::mutex mutex;
+    std::vector<OpenRange> stack;
+    std::vector<NvtxRecord> done;
+    uint64_t unmatchedPops = 0;
+  };
+  struct OpenStartEnd {
+    uint32_t tid;
+    uint64_t start;
+    NvtxAttributes attributes;
+  };
+
+  ThreadState& state(uint32_t tid);
+  static NvtxRecord makeRecord(NvtxType type, uint32_t tid, uint64_t start, uint64_t end,
+                               const NvtxAttributes& a);
+
+  const uint64_t serial_;
+  mutable std::mutex registryMutex_;
+  std::unordered_map<uint32_t, std::unique_ptr<ThreadState>> threads_;
+
+  mutable std::mutex startEndMutex_;  // start/end ranges may cross threads
+  std::unordered_map<uint64_t, OpenStartEnd> openStartEnd_;
+  std::vector<NvtxRecord> doneStartEnd_;
+  uint64_t unmatchedEnds_ = 0;
+
+  mutable std::mutex namesMutex_;
+  std::map<uint32_t, std::string> threadNames_, streamNames_, deviceNames_;
+};
+
+}  // namespace cuptitrace
