@@ -1,0 +1,69 @@
+// Where the Chrome JSON timeline puts things, and how slices on one track are
+// made to nest. Perfetto reads the X slices of one (pid, tid) as a call
+// stack: a slice that starts inside another and ends after it is an import
+// error (see PERFETTO.md), so every track is laid out here before it is written.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cuptitrace {
+
+// The pid of device `deviceId`'s "process". Linux pids are below 2^22, so bit
+// 30 keeps it clear of every host pid; the host pid's low 20 bits keep the
+// GPUs of different processes apart when their traces are merged into one
+// file. Device ids past 63 would share a pid (no machine has that many GPUs).
+constexpr uint32_t gpuProcessId(uint32_t hostPid, uint32_t deviceId) {
+  return (1u << 30) | ((hostPid & 0xFFFFFu) << 6) | (deviceId & 63u);
+}
+
+// Tids of tracks that are neither an OS thread nor a CUDA stream. OS tids
+// are pids (< 2^22) and CUPTI stream ids are small, so these cannot collide.
+inline constexpr uint32_t kOverheadTid = 0x7FFFFFFFu;  // "CUPTI overhead", on the host process
+constexpr uint32_t syncTrackTid(uint32_t contextId) { return 0x7FFF0000u | contextId; }
+
+// What a slice is drawn from. At equal bounds on one track the smaller value
+// is the parent: an NVTX range encloses the API call it was pushed around,
+// and a runtime call encloses the driver call it made.
+enum class SliceSource : uint8_t {
+  Nvtx,
+  ApiRuntime,
+  ApiDriver,
+  Kernel,
+  Memcpy,
+  Memset,
+  Sync,
+  Overhead
+};
+
+struct Slice {
+  uint64_t start;  // ns on the trace clock
+  uint64_t end;    // ns; start and end may be changed by layoutTrack
+  uint32_t index;  // the record's index within its kind's sequence
+  uint16_t tie;    // order among equal bounds and equal source (NVTX depth)
+  SliceSource source;
+  uint8_t adjusted;  // 1 when layoutTrack moved start or end
+};
+static_assert(sizeof(Slice) == 24, "slices are held for every record: keep them small");
+
+// How a partial overlap on a track is removed.
+enum class OverlapPolicy : uint8_t {
+  // The later slice is cut to end where the slice it starts in ends. For CPU
+  // threads: calls and ranges there really nest, an overlap is an oddity.
+  ClampEnd,
+  // The later slice starts where the one it overlaps ends, and keeps its end.
+  // For CUDA streams: a stream runs one thing at a time, so an overlap is
+  // clock jitter of a few ns, and cutting the later kernel down to the overlap
+  // (ClampEnd) would show a long kernel as a sliver nested in its predecessor.
+  MoveStart,
+};
+
+// Orders the slices of one track by start (longer first at equal starts, then
+// by source, tie and index) and removes every partial overlap under `policy`,
+// so that the slices, written in this order, nest properly: any two are
+// disjoint (touching allowed) or one contains the other. Returns the number of
+// slices changed, each counted once and marked `adjusted`. A slice touching
+// the end of another (start == end) is not an overlap.
+uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy);
+
+}  // namespace cuptitrace
