@@ -1,0 +1,69 @@
+#include "cli/convert_command.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "core/config.h"
+#include "core/trace.h"
+#include "exporters/export_all.h"
+#include "exporters/native.h"
+
+namespace cuptitrace::cli {
+
+// argv[0] is "convert".
+int convertCommand(int argc, char** argv) {
+  std::string input, to, prefix;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--to" || arg == "-o" || arg == "--output") && i + 1 < argc) {
+      (arg == "--to" ? to : prefix) = argv[++i];
+    } else if (arg.rfind("--to=", 0) == 0) {
+      to = arg.substr(5);
+    } else if (arg.rfind("--output=", 0) == 0) {
+      prefix = arg.substr(9);
+    } else if (!arg.empty() && arg[0] != '-' && input.empty()) {
+      input = arg;
+    } else {
+      std::fprintf(stderr, "cuptitrace convert: unexpected argument '%s'\n", arg.c_str());
+      return 2;
+    }
+  }
+  if (input.empty() || to.empty()) {
+    std::fprintf(stderr, "usage: cuptitrace convert TRACE.native --to json|csv|native[,...] [-o PREFIX]\n");
+    return 2;
+  }
+  Config formats;
+  const ConfigVar* formatVar = nullptr;
+  for (const auto& v : configTable())
+    if (std::string(v.name) == "CUPTITRACE_FORMAT") formatVar = &v;
+  if (formatVar == nullptr || !formatVar->apply(to, formats)) {
+    std::fprintf(stderr, "cuptitrace convert: --to '%s' is not valid (accepted: json, csv, native)\n", to.c_str());
+    return 2;
+  }
+  if (prefix.empty()) {
+    prefix = input;
+    const std::string suffix = ".native";
+    if (prefix.size() > suffix.size() && prefix.compare(prefix.size() - suffix.size(), suffix.size(), suffix) == 0)
+      prefix.resize(prefix.size() - suffix.size());
+  }
+
+  std::ifstream in(input, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "cuptitrace convert: cannot open %s\n", input.c_str());
+    return 1;
+  }
+  Trace trace;
+  std::string error;
+  if (!readNative(in, trace, error)) {
+    std::fprintf(stderr, "cuptitrace convert: %s is not a readable cuptitrace trace: %s\n", input.c_str(),
+                 error.c_str());
+    return 1;
+  }
+  const ExportResult result = exportAll(trace, formats.formats, prefix);
+  for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace convert: %s\n", e.c_str());
+  for (const auto& w : result.written) std::printf("%s\n", w.c_str());
+  return result.errors.empty() ? 0 : 1;
+}
+
+}  // namespace cuptitrace::cli

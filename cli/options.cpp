@@ -1,0 +1,49 @@
+#include "cli/options.h"
+
+#include <cctype>
+
+namespace cuptitrace::cli {
+
+std::string flagFor(const ConfigVar& var) {
+  std::string flag = "--";
+  for (const char* p = var.name + sizeof("CUPTITRACE_") - 1; *p; ++p)
+    flag += *p == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(*p)));
+  return flag;
+}
+
+const ConfigVar* varForFlag(const std::string& flag) {
+  const std::string wanted = flag == "-o" ? "--output" : flag;
+  for (const auto& var : configTable())
+    if (flagFor(var) == wanted) return &var;
+  return nullptr;
+}
+
+std::string helpText() {
+  std::string text =
+      "Usage:\n"
+      "  cuptitrace [options] [--] PROGRAM [ARGS...]   trace PROGRAM; returns its exit code\n"
+      "  cuptitrace convert TRACE.native --to json|csv|native[,...] [-o PREFIX]\n"
+      "                                               write other outputs from a saved trace\n"
+      "  cuptitrace --help | --version\n"
+      "\n"
+      "Options (each sets the environment variable after it; the variables work\n"
+      "without this command too, with CUDA_INJECTION64_PATH=libcuptitrace.so):\n";
+  for (const auto& var : configTable()) {
+    std::string flag = flagFor(var);
+    if (flag == "--output") flag = "-o, --output";
+    text += "  " + flag + " VALUE";
+    text += std::string(flag.size() + 6 < 28 ? 28 - flag.size() - 6 : 1, ' ');
+    text += std::string(var.name) + " (default: " + var.defaultValue + ")\n";
+    text += "        " + std::string(var.help) + "\n";
+    text += "        Accepted: " + std::string(var.accepted) + "\n";
+  }
+  text +=
+      "  --library PATH            libcuptitrace.so to inject (default: next to this command)\n"
+      "\n"
+      "Output files (PREFIX from --output): PREFIX.json (open in https://ui.perfetto.dev),\n"
+      "PREFIX.native (for 'cuptitrace convert'), PREFIX.kernels.csv, .memcpy.csv, .memset.csv,\n"
+      ".api.csv, .nvtx.csv (and .sync.csv, .overhead.csv when recorded).\n";
+  return text;
+}
+
+}  // namespace cuptitrace::cli

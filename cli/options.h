@@ -1,0 +1,20 @@
+// Command-line flags derived from the configuration table: every
+// CUPTITRACE_FOO_BAR variable is the flag --foo-bar, so flags, variables,
+// --help and the README never disagree.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+
+namespace cuptitrace::cli {
+
+// "--foo-bar" for "CUPTITRACE_FOO_BAR".
+std::string flagFor(const ConfigVar& var);
+// The variable a flag sets, or nullptr ("-o" is --output).
+const ConfigVar* varForFlag(const std::string& flag);
+// The help text: usage, commands, and every variable with its flag and default.
+std::string helpText();
+
+}  // namespace cuptitrace::cli

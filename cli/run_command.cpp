@@ -1,0 +1,109 @@
+#include "cli/run_command.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "core/version.h"
+
+namespace cuptitrace::cli {
+namespace {
+
+std::string executableDir() {
+  char path[4096] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0) return ".";
+  std::string p(path, static_cast<size_t>(n));
+  return p.substr(0, p.rfind('/'));
+}
+
+// The library beside the command (installed or in the build tree).
+std::string findLibrary() {
+  const std::string dir = executableDir();
+  for (const char* rel : {"/libcuptitrace.so", "/../lib/libcuptitrace.so", "/../injection/libcuptitrace.so"}) {
+    const std::string candidate = dir + rel;
+    if (::access(candidate.c_str(), R_OK) == 0) {
+      char resolved[4096];
+      if (::realpath(candidate.c_str(), resolved) != nullptr) return resolved;
+      return candidate;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+int runCommand(int argc, char** argv) {
+  std::string library;
+  int i = 1;
+  for (; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.empty() || arg[0] != '-') break;  // the program starts here
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(helpText().c_str(), stdout);
+      return 0;
+    }
+    if (arg == "--version") {
+      std::printf("cuptitrace %s\n", kVersion);
+      return 0;
+    }
+    // --flag=value or --flag value
+    std::string flag = arg, value;
+    const auto eq = arg.find('=');
+    const bool inlineValue = eq != std::string::npos;
+    if (inlineValue) {
+      flag = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    const ConfigVar* var = varForFlag(flag);
+    if (var == nullptr && flag != "--library") {
+      std::fprintf(stderr, "cuptitrace: unknown option '%s' (see cuptitrace --help)\n", flag.c_str());
+      return 2;
+    }
+    if (!inlineValue) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "cuptitrace: option '%s' needs a value\n", flag.c_str());
+        return 2;
+      }
+      value = argv[++i];
+    }
+    if (flag == "--library") {
+      library = value;
+      continue;
+    }
+    Config scratch;
+    if (!var->apply(value, scratch)) {
+      std::fprintf(stderr, "cuptitrace: %s '%s' is not valid (accepted: %s)\n", flag.c_str(),
+                   value.c_str(), var->accepted);
+      return 2;
+    }
+    ::setenv(var->name, value.c_str(), 1);
+  }
+  if (i >= argc) {
+    std::fprintf(stderr, "cuptitrace: no program to run (see cuptitrace --help)\n");
+    return 2;
+  }
+  if (library.empty()) library = findLibrary();
+  if (library.empty() || ::access(library.c_str(), R_OK) != 0) {
+    std::fprintf(stderr, "cuptitrace: cannot find libcuptitrace.so%s%s (use --library PATH)\n",
+                 library.empty() ? "" : " at ", library.c_str());
+    return 2;
+  }
+  ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
+  ::setenv("NVTX_INJECTION64_PATH", library.c_str(), 1);
+  ::execvp(argv[i], argv + i);
+  std::fprintf(stderr, "cuptitrace: cannot run '%s': %s\n", argv[i], std::strerror(errno));
+  return errno == ENOENT ? 127 : 126;
+}
+
+}  // namespace cuptitrace::cli

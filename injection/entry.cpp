@@ -1,0 +1,23 @@
+// The library's entry points: the only symbols it exports.
+#include <cupti.h>
+
+#include "injection/tracer.h"
+
+#define CUPTITRACE_EXPORT extern "C" __attribute__((visibility("default")))
+
+// CUPTI's own NVTX handler, in libcupti: it turns NVTX calls into callbacks.
+extern "C" CUptiResult CUPTIAPI cuptiNvtxInitialize2(void* exportTable);
+
+// Called by the CUDA driver at cuInit when CUDA_INJECTION64_PATH names this library.
+CUPTITRACE_EXPORT int InitializeInjection(void) {
+  cuptitrace::Tracer::instance().start();
+  return 1;
+}
+
+// Called by NVTX at the program's first NVTX call when NVTX_INJECTION64_PATH
+// names this library. NVTX may come before any CUDA call, so it starts the
+// tracer too, then hands NVTX to CUPTI.
+CUPTITRACE_EXPORT int InitializeInjectionNvtx2(void* exportTable) {
+  cuptitrace::Tracer::instance().start();
+  return cuptiNvtxInitialize2(exportTable) == CUPTI_SUCCESS ? 1 : 0;
+}
