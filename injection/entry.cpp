@@ -1,6 +1,7 @@
 // The library's entry points: the only symbols it exports.
 #include <cupti.h>
 
+#include "collectors/nvtx_wide.h"
 #include "injection/tracer.h"
 
 #define CUPTITRACE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -19,5 +20,7 @@ CUPTITRACE_EXPORT int InitializeInjection(void) {
 // tracer too, then hands NVTX to CUPTI.
 CUPTITRACE_EXPORT int InitializeInjectionNvtx2(void* exportTable) {
   cuptitrace::Tracer::instance().start();
-  return cuptiNvtxInitialize2(exportTable) == CUPTI_SUCCESS ? 1 : 0;
+  if (cuptiNvtxInitialize2(exportTable) != CUPTI_SUCCESS) return 0;
+  cuptitrace::routeWideNvtxCalls(exportTable);
+  return 1;
 }

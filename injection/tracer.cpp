@@ -34,9 +34,11 @@ uint64_t cuptiNow() {
 }
 
 int32_t driverVersion() {
-  // Looked up at run time: the library does not link the driver itself.
+  // Looked up at run time: the library does not link the driver itself, and
+  // the runtime loads it privately, so ask for the loaded copy by name.
   using Fn = int (*)(int*);
-  auto fn = reinterpret_cast<Fn>(::dlsym(RTLD_DEFAULT, "cuDriverGetVersion"));
+  void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  auto fn = reinterpret_cast<Fn>(::dlsym(driver != nullptr ? driver : RTLD_DEFAULT, "cuDriverGetVersion"));
   int version = 0;
   if (fn != nullptr && fn(&version) == 0) return version;
   return 0;

@@ -1,0 +1,78 @@
+#include "collectors/nvtx_wide.h"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <atomic>
+
+#include "core/utf8.h"
+
+namespace cuptitrace {
+namespace {
+
+using MarkA = void (*)(const char*);
+using RangeStartA = nvtxRangeId_t (*)(const char*);
+using RangePushA = int (*)(const char*);
+using NameCategoryA = void (*)(uint32_t, const char*);
+using NameOsThreadA = void (*)(uint32_t, const char*);
+
+// CUPTI's handlers of the ASCII calls, captured once at NVTX initialization.
+std::atomic<MarkA> gMarkA{nullptr};
+std::atomic<RangeStartA> gRangeStartA{nullptr};
+std::atomic<RangePushA> gRangePushA{nullptr};
+std::atomic<NameCategoryA> gNameCategoryA{nullptr};
+std::atomic<NameOsThreadA> gNameOsThreadA{nullptr};
+
+void markW(const wchar_t* message) {
+  if (auto f = gMarkA.load()) f(wideToUtf8(message).c_str());
+}
+nvtxRangeId_t rangeStartW(const wchar_t* message) {
+  auto f = gRangeStartA.load();
+  return f ? f(wideToUtf8(message).c_str()) : 0;
+}
+int rangePushW(const wchar_t* message) {
+  auto f = gRangePushA.load();
+  return f ? f(wideToUtf8(message).c_str()) : -1;
+}
+void nameCategoryW(uint32_t category, const wchar_t* name) {
+  if (auto f = gNameCategoryA.load()) f(category, wideToUtf8(name).c_str());
+}
+void nameOsThreadW(uint32_t threadId, const wchar_t* name) {
+  if (auto f = gNameOsThreadA.load()) f(threadId, wideToUtf8(name).c_str());
+}
+
+// Reads the ASCII slot into `saved` and, when set, points the wide slot at `wrapper`.
+template <typename Fn, typename Wrapper>
+bool route(NvtxFunctionTable table, unsigned size, unsigned asciiId, unsigned wideId,
+           std::atomic<Fn>& saved, Wrapper wrapper) {
+  if (asciiId >= size || wideId >= size || table[asciiId] == nullptr || table[wideId] == nullptr)
+    return false;
+  auto ascii = reinterpret_cast<Fn>(*table[asciiId]);
+  if (ascii == nullptr) return false;
+  saved.store(ascii);
+  *table[wideId] = reinterpret_cast<NvtxFunctionPointer>(wrapper);
+  return true;
+}
+
+}  // namespace
+
+int routeWideNvtxCalls(const void* getExportTable) {
+  if (getExportTable == nullptr) return 0;
+  auto get = reinterpret_cast<NvtxGetExportTableFunc_t>(const_cast<void*>(getExportTable));
+  const auto* callbacks = static_cast<const NvtxExportTableCallbacks*>(get(NVTX_ETID_CALLBACKS));
+  if (callbacks == nullptr || callbacks->struct_size < sizeof(NvtxExportTableCallbacks) ||
+      callbacks->GetModuleFunctionTable == nullptr)
+    return 0;
+  NvtxFunctionTable table = nullptr;
+  unsigned size = 0;
+  if (!callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &table, &size) || table == nullptr)
+    return 0;
+  int routed = 0;
+  routed += route(table, size, NVTX_CBID_CORE_MarkA, NVTX_CBID_CORE_MarkW, gMarkA, &markW);
+  routed += route(table, size, NVTX_CBID_CORE_RangeStartA, NVTX_CBID_CORE_RangeStartW, gRangeStartA, &rangeStartW);
+  routed += route(table, size, NVTX_CBID_CORE_RangePushA, NVTX_CBID_CORE_RangePushW, gRangePushA, &rangePushW);
+  routed += route(table, size, NVTX_CBID_CORE_NameCategoryA, NVTX_CBID_CORE_NameCategoryW, gNameCategoryA, &nameCategoryW);
+  routed += route(table, size, NVTX_CBID_CORE_NameOsThreadA, NVTX_CBID_CORE_NameOsThreadW, gNameOsThreadA, &nameOsThreadW);
+  return routed;
+}
+
+}  // namespace cuptitrace

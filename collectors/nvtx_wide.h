@@ -1,0 +1,14 @@
+// NVTX's wide-string calls (nvtxRangePushW, nvtxMarkW, nvtxRangeStartW, ...)
+// reach no CUPTI callback in CUPTI 13.0: the program's range would silently
+// vanish and its pop would close the wrong range. After CUPTI has installed
+// its NVTX handlers we route each wide call to CUPTI's handler of the ASCII
+// call, with the text converted to UTF-8, so it is recorded like any other.
+#pragma once
+
+namespace cuptitrace {
+
+// `getExportTable` is what NVTX passed to InitializeInjectionNvtx2.
+// Returns the number of wide calls routed.
+int routeWideNvtxCalls(const void* getExportTable);
+
+}  // namespace cuptitrace
