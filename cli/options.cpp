@@ -46,4 +46,15 @@ std::string helpText() {
   return text;
 }
 
+std::string envMarkdownTable() {
+  std::string text =
+      "| Variable | Flag | Default | Accepted | What it does |\n"
+      "| --- | --- | --- | --- | --- |\n";
+  for (const auto& var : configTable()) {
+    text += "| `" + std::string(var.name) + "` | `" + flagFor(var) + "` | `" + var.defaultValue + "` | " +
+            var.accepted + " | " + var.help + " |\n";
+  }
+  return text;
+}
+
 }  // namespace cuptitrace::cli

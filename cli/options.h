@@ -16,5 +16,8 @@ std::string flagFor(const ConfigVar& var);
 const ConfigVar* varForFlag(const std::string& flag);
 // The help text: usage, commands, and every variable with its flag and default.
 std::string helpText();
+// The README's variable reference, a Markdown table made from the configuration
+// table (`cuptitrace --env-markdown`); a unit test keeps the README equal to it.
+std::string envMarkdownTable();
 
 }  // namespace cuptitrace::cli

@@ -53,6 +53,10 @@ int runCommand(int argc, char** argv) {
       std::fputs(helpText().c_str(), stdout);
       return 0;
     }
+    if (arg == "--env-markdown") {
+      std::fputs(envMarkdownTable().c_str(), stdout);
+      return 0;
+    }
     if (arg == "--version") {
       std::printf("cuptitrace %s\n", kVersion);
       return 0;

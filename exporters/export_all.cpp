@@ -6,6 +6,9 @@
 #include <fstream>
 #include <functional>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "core/config.h"
 #include "exporters/chrome_json.h"
 #include "exporters/csv.h"
@@ -44,10 +47,30 @@ void writeFile(const std::string& path, const std::function<void(std::ostream&)>
   result.written.push_back(path);
 }
 
+// The directory the prefix points into must exist and take new files; one
+// message for it says more than one per output file.
+bool checkDirectory(const std::string& prefix, ExportResult& result) {
+  const auto slash = prefix.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : prefix.substr(0, slash));
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    result.errors.push_back("output directory " + dir + " does not exist (from CUPTITRACE_OUTPUT=" + prefix +
+                            "); no trace written");
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode) || ::access(dir.c_str(), W_OK | X_OK) != 0) {
+    result.errors.push_back("output directory " + dir + " is not a writable directory (from CUPTITRACE_OUTPUT=" +
+                            prefix + "); no trace written");
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix) {
   ExportResult result;
+  if (!checkDirectory(prefix, result)) return result;
   if (formats & kFormatNative) {
     writeFile(prefix + ".native", [&](std::ostream& out) { writeNative(trace, out); }, result);
   }

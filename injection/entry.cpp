@@ -4,13 +4,13 @@
 #include "collectors/nvtx_wide.h"
 #include "injection/tracer.h"
 
-#define CUPTITRACE_EXPORT extern "C" __attribute__((visibility("default")))
+#define TRACER_ENTRY_POINT extern "C" __attribute__((visibility("default")))
 
 // CUPTI's own NVTX handler, in libcupti: it turns NVTX calls into callbacks.
 extern "C" CUptiResult CUPTIAPI cuptiNvtxInitialize2(void* exportTable);
 
 // Called by the CUDA driver at cuInit when CUDA_INJECTION64_PATH names this library.
-CUPTITRACE_EXPORT int InitializeInjection(void) {
+TRACER_ENTRY_POINT int InitializeInjection(void) {
   cuptitrace::Tracer::instance().start();
   return 1;
 }
@@ -18,7 +18,7 @@ CUPTITRACE_EXPORT int InitializeInjection(void) {
 // Called by NVTX at the program's first NVTX call when NVTX_INJECTION64_PATH
 // names this library. NVTX may come before any CUDA call, so it starts the
 // tracer too, then hands NVTX to CUPTI.
-CUPTITRACE_EXPORT int InitializeInjectionNvtx2(void* exportTable) {
+TRACER_ENTRY_POINT int InitializeInjectionNvtx2(void* exportTable) {
   cuptitrace::Tracer::instance().start();
   if (cuptiNvtxInitialize2(exportTable) != CUPTI_SUCCESS) return 0;
   cuptitrace::routeWideNvtxCalls(exportTable);

@@ -42,7 +42,8 @@ rc=$?
 cat "$out/missing.err"
 check "missing output directory: program exit code 0" [ "$rc" -eq 0 ]
 check "missing output directory: message names the path" \
-  grep -q "cannot create $out/no/such/dir/trace.json" "$out/missing.err"
+  grep -q "output directory $out/no/such/dir does not exist" "$out/missing.err"
+check "missing output directory: one line, not one per file" [ "$(grep -c 'output directory' "$out/missing.err")" -eq 1 ]
 check "missing output directory: nothing written" [ ! -e "$out/no" ]
 
 # 3. CUPTI already taken by the program: one clear line, untraced run, the program's own exit code.

@@ -20,3 +20,132 @@ TEST_CASE("parse: strict integers and sizes") {
   CHECK(parseBool("off") == false);
   CHECK_FALSE(parseBool("maybe"));
 }
+
+namespace {
+
+// Parses with only `name=value` set.
+Config parseOne(const std::string& name, const char* value, std::vector<std::string>& messages) {
+  return parseConfig([&](const char* n) { return name == n ? value : nullptr; }, messages);
+}
+
+const ConfigVar& var(const std::string& name) {
+  for (const auto& v : configTable())
+    if (name == v.name) return v;
+  FAIL("no variable " << name);
+  return configTable().front();
+}
+
+}  // namespace
+
+TEST_CASE("config: every default in the table is accepted by its own parser") {
+  for (const auto& v : configTable()) {
+    Config c;
+    INFO(v.name);
+    CHECK(v.apply(v.defaultValue, c));
+    CHECK(std::string(v.name).rfind("CUPTITRACE_", 0) == 0);
+    CHECK(std::string(v.help).size() > 10);
+    CHECK(std::string(v.accepted).size() > 3);
+  }
+}
+
+TEST_CASE("config: nothing set gives the documented defaults") {
+  std::vector<std::string> messages;
+  const Config c = parseConfig([](const char*) { return nullptr; }, messages);
+  CHECK(messages.empty());
+  CHECK(c.activities == kActivityDefault);
+  CHECK(c.formats == kFormatJson);
+  CHECK(c.output == "cuptitrace-%h-%p");
+  CHECK(c.bufferSize == (8u << 20));
+  CHECK(c.maxMemory == (512ull << 20));
+  CHECK_FALSE(c.quiet);
+}
+
+TEST_CASE("config: good values of every variable") {
+  struct Case {
+    const char* name;
+    const char* value;
+  };
+  const Case cases[] = {
+      {"CUPTITRACE_ACTIVITIES", "kernel,memcpy"}, {"CUPTITRACE_ACTIVITIES", " Kernel , NVTX "},
+      {"CUPTITRACE_ACTIVITIES", "all"},           {"CUPTITRACE_ACTIVITIES", "default,driver"},
+      {"CUPTITRACE_FORMAT", "json,csv,native"},   {"CUPTITRACE_OUTPUT", "/tmp/run-%p"},
+      {"CUPTITRACE_LOG_LEVEL", "debug"},          {"CUPTITRACE_BUFFER_SIZE", "64K"},
+      {"CUPTITRACE_BUFFER_SIZE", "256M"},         {"CUPTITRACE_BUFFER_POOL", "1"},
+      {"CUPTITRACE_MAX_BUFFERS", "4096"},         {"CUPTITRACE_MAX_MEMORY", "2G"},
+      {"CUPTITRACE_QUIET", "yes"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name << "=" << c.value);
+    std::vector<std::string> messages;
+    parseOne(c.name, c.value, messages);
+    CHECK(messages.empty());
+  }
+  std::vector<std::string> messages;
+  CHECK(parseOne("CUPTITRACE_ACTIVITIES", "kernel,driver", messages).activities ==
+        (kActivityKernel | kActivityDriver));
+  CHECK(parseOne("CUPTITRACE_ACTIVITIES", "all", messages).activities == kActivityAll);
+  CHECK(parseOne("CUPTITRACE_FORMAT", "csv,native", messages).formats == (kFormatCsv | kFormatNative));
+  CHECK(parseOne("CUPTITRACE_BUFFER_SIZE", "1M", messages).bufferSize == (1u << 20));
+  CHECK(parseOne("CUPTITRACE_QUIET", "on", messages).quiet);
+  CHECK(messages.empty());
+}
+
+TEST_CASE("config: bad values of every variable give one message and the default") {
+  const std::string longValue(5000, 'x');
+  const char* bad[] = {"", "-1", "12abc", "99999999999999999999999", "maybe", "kernel,,bogus", longValue.c_str()};
+  for (const auto& v : configTable()) {
+    for (const char* value : bad) {
+      // An output prefix may be almost any text: only a few values are bad for it.
+      if (std::string(v.name) == "CUPTITRACE_OUTPUT" && std::string(value) != "" &&
+          std::string(value) != longValue)
+        continue;
+      INFO(v.name << "=" << value);
+      std::vector<std::string> messages;
+      const Config got = parseOne(v.name, value, messages);
+      REQUIRE(messages.size() == 1);
+      CHECK_THAT(messages[0], Catch::Contains(v.name));
+      CHECK_THAT(messages[0], Catch::Contains(v.accepted));
+      CHECK_THAT(messages[0], Catch::Contains(std::string("using the default \"") + v.defaultValue));
+      CHECK(messages[0].find('\n') == std::string::npos);
+      CHECK(messages[0].size() < 600);  // a huge value is cut short in the message
+      // The setting is the default.
+      std::vector<std::string> none;
+      const Config defaults = parseConfig([](const char*) { return nullptr; }, none);
+      CHECK(describeConfig(got) == describeConfig(defaults));
+    }
+  }
+}
+
+TEST_CASE("config: ranges are enforced") {
+  std::vector<std::string> messages;
+  parseOne("CUPTITRACE_BUFFER_SIZE", "1K", messages);
+  parseOne("CUPTITRACE_BUFFER_SIZE", "1G", messages);
+  parseOne("CUPTITRACE_BUFFER_POOL", "0", messages);
+  parseOne("CUPTITRACE_MAX_BUFFERS", "1", messages);
+  parseOne("CUPTITRACE_MAX_MEMORY", "1K", messages);
+  CHECK(messages.size() == 5);
+}
+
+TEST_CASE("config: unknown CUPTITRACE_ variables are named, with a suggestion") {
+  const char* env[] = {"PATH=/bin", "CUPTITRACE_FORMATS=csv", "CUPTITRACE_FORMAT=json", "CUPTITRACE_ZZZZZZZZZZZZZZZ=1",
+                       nullptr};
+  const auto messages = unknownVariableMessages(env);
+  REQUIRE(messages.size() == 2);
+  CHECK_THAT(messages[0], Catch::Contains("CUPTITRACE_FORMATS") && Catch::Contains("did you mean CUPTITRACE_FORMAT?"));
+  CHECK_THAT(messages[1], Catch::Contains("CUPTITRACE_ZZZZZZZZZZZZZZZ"));
+  CHECK_THAT(messages[1], !Catch::Contains("did you mean"));
+}
+
+TEST_CASE("config: the effective configuration names every variable") {
+  std::vector<std::string> messages;
+  const auto described = describeConfig(parseOne("CUPTITRACE_ACTIVITIES", "kernel,nvtx", messages));
+  REQUIRE(described.size() == configTable().size());
+  for (size_t i = 0; i < described.size(); ++i) CHECK(described[i].first == configTable()[i].name);
+  CHECK(described[0].second == "kernel,nvtx");
+  // What describeConfig writes parses back to the same configuration.
+  for (const auto& [name, value] : described) {
+    Config c;
+    INFO(name << "=" << value);
+    CHECK(var(name).apply(value, c));
+  }
+}

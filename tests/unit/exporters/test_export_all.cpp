@@ -99,14 +99,24 @@ TEST_CASE("exportAll into a missing directory reports the path and writes nothin
 
   const ExportResult result = exportAll(trace, kFormatCsv | kFormatNative | kFormatJson, prefix);
   CHECK(result.written.empty());
-  REQUIRE(!result.errors.empty());
-  CHECK_THAT(result.errors.front(), Catch::Contains(prefix + ".native"));
-  for (const auto& line : result.errors) {
-    CHECK_THAT(line, Catch::Contains(missing.string()));
-    CHECK(line.find('\n') == std::string::npos);  // one line each
-  }
+  // One message for the directory, not one per output file.
+  REQUIRE(result.errors.size() == 1);
+  CHECK_THAT(result.errors.front(), Catch::Contains("output directory " + missing.string() + " does not exist"));
+  CHECK(result.errors.front().find('\n') == std::string::npos);
   CHECK_FALSE(fs::exists(missing));
   CHECK(fileNames(dir.path()).empty());
+}
+
+TEST_CASE("exportAll into a file that is not a directory reports it", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const fs::path notDir = dir.path() / "plain-file";
+  std::ofstream(notDir) << "x";
+  const ExportResult result = exportAll(trace, kFormatJson, (notDir / "run").string());
+  CHECK(result.written.empty());
+  REQUIRE(result.errors.size() == 1);
+  CHECK_THAT(result.errors.front(), Catch::Contains("is not a writable directory"));
 }
 
 }  // namespace cuptitrace

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what building cuptitrace needs, from Debian/Ubuntu packages:
+# a C++17 compiler, CMake, Ninja, spdlog and fmt (used header-only),
+# nlohmann_json and Catch2. The CUDA Toolkit (CUPTI, nvcc, NVTX3) is not a
+# distribution package here: it is checked for, and its absence named.
+set -euo pipefail
+
+packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev catch2 python3)
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then sudo="sudo"; else
+    echo "install-deps: run as root (or install sudo) to install: ${packages[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+echo "install-deps: installed ${packages[*]}"
+
+cuda=${CUDAToolkit_ROOT:-/usr/local/cuda}
+if [ ! -f "$cuda/include/cupti.h" ]; then
+  echo "install-deps: WARNING: no CUDA Toolkit with CUPTI at $cuda (cupti.h missing)." >&2
+  echo "install-deps: install the CUDA Toolkit, or set CUDAToolkit_ROOT to where it is." >&2
+fi
