@@ -1,5 +1,5 @@
 // Command-line flags derived from the configuration table: every
-// CUPTITRACE_FOO_BAR variable is the flag --foo-bar, so flags, variables,
+// CUPTITRACE_* variable has a flag: CUPTITRACE_BUFFER_SIZE is --buffer-size, so flags, variables,
 // --help and the README never disagree.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 namespace cuptitrace::cli {
 
-// "--foo-bar" for "CUPTITRACE_FOO_BAR".
+// "--buffer-size" for "CUPTITRACE_BUFFER_SIZE".
 std::string flagFor(const ConfigVar& var);
 // The variable a flag sets, or nullptr ("-o" is --output).
 const ConfigVar* varForFlag(const std::string& flag);
