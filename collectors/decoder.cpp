@@ -39,6 +39,26 @@ const char* overheadName(uint32_t kind) {
   }
 }
 
+// The fields both memcpy record versions (plain and peer-to-peer) share.
+template <typename A>
+MemcpyRecord copyRecord(const A& a) {
+  MemcpyRecord r{};
+  r.start = a.start;
+  r.end = a.end;
+  r.bytes = a.bytes;
+  r.graphNodeId = a.graphNodeId;
+  r.correlationId = a.correlationId;
+  r.deviceId = a.deviceId;
+  r.contextId = a.contextId;
+  r.streamId = a.streamId;
+  r.graphId = a.graphId;
+  r.copyKind = a.copyKind;
+  r.srcKind = a.srcKind;
+  r.dstKind = a.dstKind;
+  r.flags = (a.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? kCopyFlagAsync : 0;
+  return r;
+}
+
 }  // namespace
 
 std::string apiCallName(ApiDomain domain, const char* cuptiName) {
@@ -125,43 +145,17 @@ void Decoder::decode(const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto& a = as<cupti::MemcpyActivity>(record);
-      MemcpyRecord r{};
-      r.start = a.start;
-      r.end = a.end;
-      r.bytes = a.bytes;
-      r.graphNodeId = a.graphNodeId;
-      r.correlationId = a.correlationId;
-      r.deviceId = a.deviceId;
-      r.contextId = a.contextId;
-      r.streamId = a.streamId;
+      MemcpyRecord r = copyRecord(a);
       r.srcDeviceId = a.deviceId;
       r.dstDeviceId = a.deviceId;
-      r.graphId = a.graphId;
-      r.copyKind = a.copyKind;
-      r.srcKind = a.srcKind;
-      r.dstKind = a.dstKind;
-      r.flags = (a.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? kCopyFlagAsync : 0;
       trace_.store.add(r);
       return;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto& a = as<cupti::MemcpyPtoPActivity>(record);
-      MemcpyRecord r{};
-      r.start = a.start;
-      r.end = a.end;
-      r.bytes = a.bytes;
-      r.graphNodeId = a.graphNodeId;
-      r.correlationId = a.correlationId;
-      r.deviceId = a.deviceId;
-      r.contextId = a.contextId;
-      r.streamId = a.streamId;
+      MemcpyRecord r = copyRecord(a);
       r.srcDeviceId = a.srcDeviceId;
       r.dstDeviceId = a.dstDeviceId;
-      r.graphId = a.graphId;
-      r.copyKind = a.copyKind;
-      r.srcKind = a.srcKind;
-      r.dstKind = a.dstKind;
-      r.flags = (a.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? kCopyFlagAsync : 0;
       trace_.store.add(r);
       return;
     }

@@ -67,4 +67,28 @@ const char* syncTypeName(SyncType type) {
   return "Unknown";
 }
 
+const char* launchTypeName(uint8_t type) {
+  switch (static_cast<KernelLaunchType>(type)) {
+    case KernelLaunchType::Regular:
+      return "Regular";
+    case KernelLaunchType::CooperativeSingle:
+      return "CooperativeSingle";
+    case KernelLaunchType::CooperativeMulti:
+      return "CooperativeMulti";
+    case KernelLaunchType::CblProgrammatic:
+      return "CblProgrammatic";
+  }
+  return "Unknown";
+}
+
+const char* apiDomainName(uint8_t domain) {
+  switch (static_cast<ApiDomain>(domain)) {
+    case ApiDomain::Runtime:
+      return "runtime";
+    case ApiDomain::Driver:
+      return "driver";
+  }
+  return "unknown";
+}
+
 }  // namespace cuptitrace

@@ -33,6 +33,8 @@ const char* recordKindName(RecordKind kind);
 
 enum class KernelLaunchType : uint8_t { Regular = 0, CooperativeSingle = 1, CooperativeMulti = 2, CblProgrammatic = 3 };
 
+const char* launchTypeName(uint8_t type);  // KernelLaunchType: "Regular", ...
+
 struct KernelRecord {
   uint64_t start;          // ns
   uint64_t end;            // ns; 0 when CUPTI could not collect it
@@ -108,6 +110,7 @@ struct MemsetRecord {
 // ---- CPU side ---------------------------------------------------------------
 
 enum class ApiDomain : uint8_t { Runtime = 0, Driver = 1 };
+const char* apiDomainName(uint8_t domain);  // "runtime", "driver"
 
 struct ApiRecord {
   uint64_t start;

@@ -52,20 +52,6 @@ constexpr uint32_t kNoRecord = 0xffffffffu;
 
 bool drawable(uint64_t start, uint64_t end) { return start != 0 && end >= start; }
 
-const char* launchTypeName(uint8_t type) {
-  switch (static_cast<KernelLaunchType>(type)) {
-    case KernelLaunchType::Regular:
-      return "Regular";
-    case KernelLaunchType::CooperativeSingle:
-      return "CooperativeSingle";
-    case KernelLaunchType::CooperativeMulti:
-      return "CooperativeMulti";
-    case KernelLaunchType::CblProgrammatic:
-      return "CblProgrammatic";
-  }
-  return "Unknown";
-}
-
 bool isDriver(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Driver); }
 
 // The members of one JSON object, with the commas between them. Keys are

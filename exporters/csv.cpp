@@ -155,30 +155,6 @@ class CsvWriter {
   size_t fields_ = 0;
 };
 
-const char* launchTypeName(uint8_t type) {
-  switch (static_cast<KernelLaunchType>(type)) {
-    case KernelLaunchType::Regular:
-      return "Regular";
-    case KernelLaunchType::CooperativeSingle:
-      return "CooperativeSingle";
-    case KernelLaunchType::CooperativeMulti:
-      return "CooperativeMulti";
-    case KernelLaunchType::CblProgrammatic:
-      return "CblProgrammatic";
-  }
-  return "Unknown";
-}
-
-const char* apiDomainName(uint8_t domain) {
-  switch (static_cast<ApiDomain>(domain)) {
-    case ApiDomain::Runtime:
-      return "runtime";
-    case ApiDomain::Driver:
-      return "driver";
-  }
-  return "unknown";
-}
-
 const char* payloadTypeName(uint8_t type) {
   switch (static_cast<NvtxPayload>(type)) {
     case NvtxPayload::U64:
