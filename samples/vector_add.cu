@@ -44,6 +44,9 @@ int main(int, char** argv) {
   CHECK_CUDA(cudaFree(dA));
   CHECK_CUDA(cudaFree(dB));
   CHECK_CUDA(cudaFree(dC));
+  // Destroys the context before exit: its records must still reach the trace
+  // (the tracer flushes before a context goes away).
+  CHECK_CUDA(cudaDeviceReset());
 
   std::printf("vector_add: %d elements ok\n", n);
   std::printf(
