@@ -48,7 +48,11 @@ done
 
 # ---- 2. GPU tests -----------------------------------------------------------
 samples=()
-for cu in samples/*.cu; do samples+=("$(basename "$cu" .cu)"); done
+# cupti_taken is not a counted sample: bad_input.sh runs it.
+for cu in samples/*.cu; do
+  s=$(basename "$cu" .cu)
+  [ "$s" = cupti_taken ] || samples+=("$s")
+done
 configured_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 configured_build=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 rm -f "$TRACES"/*.summary.tsv
@@ -69,6 +73,13 @@ else
     esac
     echo "gpu.$s: $result" | tee -a "$LOGS/tests.log"
   done
+  echo "== gpu.bad_input" | tee -a "$LOGS/tests.log"
+  if bash tests/gpu/bad_input.sh "$BUILD/samples" "$lib" "$TRACES/bad-input" >>"$LOGS/tests.log" 2>&1; then
+    echo "gpu.bad_input: Passed" | tee -a "$LOGS/tests.log"
+  else
+    echo "gpu.bad_input: FAILED" | tee -a "$LOGS/tests.log"
+    status=1
+  fi
   grep -E '^(FAIL|SKIP)' "$LOGS/tests.log" | head -n 60
 fi
 
