@@ -14,6 +14,7 @@
 #include "core/version.h"
 #include "exporters/export_all.h"
 #include "injection/process_info.h"
+#include "injection/signals.h"
 
 extern char** environ;
 
@@ -68,6 +69,7 @@ void Tracer::start() {
         active_ = true;
         ::pthread_atfork(nullptr, nullptr, markForkedChild);
         std::atexit(finishAtExit);
+        installSignalHandlers(finishAtExit);
       }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "cuptitrace: tracing is off for this process: %s\n", e.what());

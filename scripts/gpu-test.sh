@@ -48,10 +48,10 @@ done
 
 # ---- 2. GPU tests -----------------------------------------------------------
 samples=()
-# cupti_taken is not a counted sample: bad_input.sh runs it.
+# cupti_taken and abnormal_end are not counted samples: bad_input.sh and abnormal_end.sh run them.
 for cu in samples/*.cu; do
   s=$(basename "$cu" .cu)
-  [ "$s" = cupti_taken ] || samples+=("$s")
+  case $s in cupti_taken | abnormal_end) ;; *) samples+=("$s") ;; esac
 done
 configured_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 configured_build=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$BUILD/CMakeCache.txt")
@@ -73,6 +73,14 @@ else
     esac
     echo "gpu.$s: $result" | tee -a "$LOGS/tests.log"
   done
+  echo "== gpu.abnormal_end" | tee -a "$LOGS/tests.log"
+  if bash tests/gpu/abnormal_end.sh "$BUILD/samples/abnormal_end" "$lib" "$TRACES/abnormal-end" >>"$LOGS/tests.log" 2>&1; then
+    echo "gpu.abnormal_end: Passed" | tee -a "$LOGS/tests.log"
+  else
+    echo "gpu.abnormal_end: FAILED" | tee -a "$LOGS/tests.log"
+    status=1
+  fi
+  grep -E '^(ok  |FAIL) ' "$LOGS/tests.log" | tail -n 20
   echo "== gpu.bad_input" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/bad_input.sh "$BUILD/samples" "$lib" "$TRACES/bad-input" >>"$LOGS/tests.log" 2>&1; then
     echo "gpu.bad_input: Passed" | tee -a "$LOGS/tests.log"
