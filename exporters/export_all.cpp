@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
 
 #include <sys/stat.h>
@@ -12,39 +11,17 @@
 #include "core/config.h"
 #include "exporters/chrome_json.h"
 #include "exporters/csv.h"
+#include "exporters/file_output.h"
 #include "exporters/native.h"
 
 namespace cuptitrace {
 namespace {
 
-// Writes through `write` into "<path>.tmp-<pid>", then renames it to `path`.
-// On any failure the temporary file is removed and no `path` appears.
-void writeFile(const std::string& path, const std::function<void(std::ostream&)>& write,
+void writeFile(const std::string& path, const std::function<void(std::ostream&)>& write, bool overwrite,
                ExportResult& result) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      result.errors.push_back("cannot create " + path + ": " + std::strerror(errno));
-      return;
-    }
-    std::vector<char> buffer(1 << 20);
-    out.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    write(out);
-    out.flush();
-    if (!out) {
-      result.errors.push_back("cannot write " + path + ": " + std::strerror(errno));
-      out.close();
-      std::remove(tmp.c_str());
-      return;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    result.errors.push_back("cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
-    std::remove(tmp.c_str());
-    return;
-  }
-  result.written.push_back(path);
+  const std::string error = writeFileSafely(path, write, overwrite);
+  if (error.empty()) result.written.push_back(path);
+  else result.errors.push_back(error);
 }
 
 // The directory the prefix points into must exist and take new files; one
@@ -68,14 +45,14 @@ bool checkDirectory(const std::string& prefix, ExportResult& result) {
 
 }  // namespace
 
-ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix) {
+ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix, bool overwrite) {
   ExportResult result;
   if (!checkDirectory(prefix, result)) return result;
   if (formats & kFormatNative) {
-    writeFile(prefix + ".native", [&](std::ostream& out) { writeNative(trace, out); }, result);
+    writeFile(prefix + ".native", [&](std::ostream& out) { writeNative(trace, out); }, overwrite, result);
   }
   if (formats & kFormatJson) {
-    writeFile(prefix + ".json", [&](std::ostream& out) { writeChromeJson(trace, out); }, result);
+    writeFile(prefix + ".json", [&](std::ostream& out) { writeChromeJson(trace, out); }, overwrite, result);
   }
   if (formats & kFormatCsv) {
     for (int k = 0; k < kRecordKindCount; ++k) {
@@ -85,7 +62,7 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
       if ((kind == RecordKind::Sync || kind == RecordKind::Overhead) && trace.store.count(kind) == 0)
         continue;
       writeFile(prefix + "." + csvTableName(kind) + ".csv",
-                [&](std::ostream& out) { writeCsvTable(trace, kind, out); }, result);
+                [&](std::ostream& out) { writeCsvTable(trace, kind, out); }, overwrite, result);
     }
   }
   return result;

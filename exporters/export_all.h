@@ -1,6 +1,6 @@
 // Writes every requested output of a trace to files under a path prefix.
-// Each file is written under a temporary name and renamed when complete, so a
-// file that exists is never half-written.
+// Each file is written under a temporary name and moved into place when
+// complete (exporters/file_output.h), so a file that exists is never half-written.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,9 @@ struct ExportResult {
   std::vector<std::string> errors;   // one clear line per failure, naming the path
 };
 
-// `formats` is a mask of core/config.h Format bits; `prefix` the expanded output prefix.
-ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix);
+// `formats` is a mask of core/config.h Format bits; `prefix` the expanded output
+// prefix. An existing file is replaced only with `overwrite`.
+ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix,
+                       bool overwrite = false);
 
 }  // namespace cuptitrace

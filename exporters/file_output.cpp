@@ -1,0 +1,108 @@
+#include "exporters/file_output.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <streambuf>
+#include <vector>
+
+namespace cuptitrace {
+namespace {
+
+// An output stream buffer over a file descriptor that remembers the first
+// write error instead of dropping bytes silently.
+class FdBuf : public std::streambuf {
+ public:
+  explicit FdBuf(int fd) : fd_(fd), buffer_(1 << 20) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  ~FdBuf() override { sync(); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (sync() != 0) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override {
+    const char* p = pbase();
+    while (p < pptr()) {
+      const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        if (error_ == 0) error_ = n < 0 ? errno : ENOSPC;
+        setp(buffer_.data(), buffer_.data() + buffer_.size());
+        return -1;
+      }
+      p += n;
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return 0;
+  }
+
+ private:
+  int fd_;
+  std::vector<char> buffer_;
+  int error_ = 0;
+};
+
+// Moves `from` to `to`; without `overwrite`, fails with EEXIST when `to` exists.
+int moveIntoPlace(const std::string& from, const std::string& to, bool overwrite) {
+  if (overwrite) return ::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
+  // link() never replaces an existing name; the temporary name is removed after.
+  if (::link(from.c_str(), to.c_str()) == 0) {
+    ::unlink(from.c_str());
+    return 0;
+  }
+  return errno;
+}
+
+}  // namespace
+
+std::string writeFileSafely(const std::string& path, const std::function<void(std::ostream&)>& write,
+                            bool overwrite) {
+  struct stat existing {};
+  if (!overwrite && ::lstat(path.c_str(), &existing) == 0)
+    return path + " already exists; not overwritten (set CUPTITRACE_OVERWRITE=1 to replace it)";
+
+  // mkstemp creates a new file (O_CREAT|O_EXCL): a planted symlink is never followed.
+  std::vector<char> tmp(path.begin(), path.end());
+  const char kSuffix[] = ".partial-XXXXXX";
+  tmp.insert(tmp.end(), kSuffix, kSuffix + sizeof(kSuffix));
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
+  const std::string tmpPath(tmp.data());
+  ::fchmod(fd, 0644);
+
+  int error = 0;
+  {
+    FdBuf buf(fd);
+    std::ostream out(&buf);
+    write(out);
+    out.flush();
+    error = buf.error();
+  }
+  if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    ::unlink(tmpPath.c_str());
+    return "cannot write " + path + ": " + std::strerror(error) + "; no partial file left";
+  }
+  const int moved = moveIntoPlace(tmpPath, path, overwrite);
+  if (moved != 0) {
+    ::unlink(tmpPath.c_str());
+    if (moved == EEXIST)
+      return path + " already exists; not overwritten (set CUPTITRACE_OVERWRITE=1 to replace it)";
+    return "cannot create " + path + ": " + std::strerror(moved);
+  }
+  return {};
+}
+
+}  // namespace cuptitrace

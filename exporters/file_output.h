@@ -1,0 +1,18 @@
+// Writing one output file safely: into a new temporary file beside it (never
+// through a symlink someone planted), checked for write errors (a full disk,
+// a file size limit), then renamed into place — without replacing an existing
+// file unless asked. A file that exists under its final name is complete.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace cuptitrace {
+
+// Writes `path` with `write`. Returns "" on success, else one line saying what
+// went wrong and naming the path; nothing is left behind on failure.
+std::string writeFileSafely(const std::string& path, const std::function<void(std::ostream&)>& write,
+                            bool overwrite);
+
+}  // namespace cuptitrace
