@@ -14,9 +14,12 @@ namespace cuptitrace::cli {
 // argv[0] is "convert".
 int convertCommand(int argc, char** argv) {
   std::string input, to, prefix;
+  bool overwrite = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "--to" || arg == "-o" || arg == "--output") && i + 1 < argc) {
+    if (arg == "--overwrite") {
+      overwrite = true;
+    } else if ((arg == "--to" || arg == "-o" || arg == "--output") && i + 1 < argc) {
       (arg == "--to" ? to : prefix) = argv[++i];
     } else if (arg.rfind("--to=", 0) == 0) {
       to = arg.substr(5);
@@ -30,7 +33,7 @@ int convertCommand(int argc, char** argv) {
     }
   }
   if (input.empty() || to.empty()) {
-    std::fprintf(stderr, "usage: cuptitrace convert TRACE.native --to json|csv|native[,...] [-o PREFIX]\n");
+    std::fprintf(stderr, "usage: cuptitrace convert TRACE.native --to json|csv|native[,...] [-o PREFIX] [--overwrite]\n");
     return 2;
   }
   Config formats;
@@ -60,7 +63,7 @@ int convertCommand(int argc, char** argv) {
                  error.c_str());
     return 1;
   }
-  const ExportResult result = exportAll(trace, formats.formats, prefix);
+  const ExportResult result = exportAll(trace, formats.formats, prefix, overwrite);
   for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace convert: %s\n", e.c_str());
   for (const auto& w : result.written) std::printf("%s\n", w.c_str());
   return result.errors.empty() ? 0 : 1;

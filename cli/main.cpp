@@ -2,9 +2,12 @@
 
 #include "cli/convert_command.h"
 #include "cli/run_command.h"
+#include "cli/stats_command.h"
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "convert") == 0)
     return cuptitrace::cli::convertCommand(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "stats") == 0)
+    return cuptitrace::cli::statsCommand(argc - 1, argv + 1);
   return cuptitrace::cli::runCommand(argc, argv);
 }

@@ -22,8 +22,12 @@ std::string helpText() {
   std::string text =
       "Usage:\n"
       "  cuptitrace [options] [--] PROGRAM [ARGS...]   trace PROGRAM; returns its exit code\n"
-      "  cuptitrace convert TRACE.native --to json|csv|native[,...] [-o PREFIX]\n"
+      "  cuptitrace convert TRACE.native --to json|csv|native[,...] [-o PREFIX] [--overwrite]\n"
       "                                               write other outputs from a saved trace\n"
+      "  cuptitrace stats TRACE.native [--report NAME[,NAME]] [--format table|csv|json]\n"
+      "                   [--top N] [--time-unit auto|ns|us|ms|s] [--name-width N]\n"
+      "                                               print reports of a saved trace\n"
+      "                                               (cuptitrace stats --help lists them)\n"
       "  cuptitrace --help | --version\n"
       "\n"
       "Options (each sets the environment variable after it; the variables work\n"
@@ -42,7 +46,8 @@ std::string helpText() {
       "\n"
       "Output files (PREFIX from --output): PREFIX.json (open in https://ui.perfetto.dev),\n"
       "PREFIX.native (for 'cuptitrace convert'), PREFIX.kernels.csv, .memcpy.csv, .memset.csv,\n"
-      ".api.csv, .nvtx.csv (and .sync.csv, .overhead.csv when recorded).\n";
+      ".api.csv, .nvtx.csv (and .sync.csv, .overhead.csv when recorded), and PREFIX.reports.txt\n"
+      "(every report; see --summary).\n";
   return text;
 }
 
@@ -51,8 +56,10 @@ std::string envMarkdownTable() {
       "| Variable | Flag | Default | Accepted | What it does |\n"
       "| --- | --- | --- | --- | --- |\n";
   for (const auto& var : configTable()) {
-    text += "| `" + std::string(var.name) + "` | `" + flagFor(var) + "` | `" + var.defaultValue + "` | " +
-            var.accepted + " | " + var.help + " |\n";
+    // An empty default shows as such (an empty code span would print two backticks).
+    const std::string def = *var.defaultValue ? "`" + std::string(var.defaultValue) + "`" : "(empty)";
+    text += "| `" + std::string(var.name) + "` | `" + flagFor(var) + "` | " + def + " | " + var.accepted +
+            " | " + var.help + " |\n";
   }
   return text;
 }

@@ -116,6 +116,83 @@ bool applyQuiet(std::string_view value, Config& c) {
   return true;
 }
 
+bool applyOverwrite(std::string_view value, Config& c) {
+  const auto v = parseBool(value);
+  if (!v) return false;
+  c.overwrite = *v;
+  return true;
+}
+
+bool applySummary(std::string_view value, Config& c) {
+  const auto items = splitList(value);
+  if (items.size() != 1) return false;
+  const auto& v = items[0];
+  if (v == "stderr") c.summary = SummaryMode::Stderr;
+  else if (v == "file") c.summary = SummaryMode::File;
+  else if (v == "none") c.summary = SummaryMode::None;
+  else return false;
+  return true;
+}
+
+// Longest NVTX range name accepted for CUPTITRACE_STEP_RANGE.
+constexpr size_t kMaxStepRangeBytes = 256;
+
+bool applyStepRange(std::string_view value, Config& c) {
+  // Any range name, empty for none; not control characters (a stray newline
+  // in the environment is a mistake, not a range name).
+  if (value.size() > kMaxStepRangeBytes) return false;
+  for (const char ch : value) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7f) return false;
+  }
+  c.stepRange = std::string(value);
+  return true;
+}
+
+// A percentage between 1 and 100 with at most two decimals ("90", "99.5",
+// "99.95"), kept exactly as hundredths of a percent.
+bool applyCoverage(std::string_view value, Config& c) {
+  const size_t dot = value.find('.');
+  const std::string_view whole = value.substr(0, dot);
+  if (whole.empty() || whole.size() > 3) return false;
+  uint64_t hundredths = 0;
+  for (const char ch : whole) {
+    if (ch < '0' || ch > '9') return false;
+    hundredths = hundredths * 10 + static_cast<uint64_t>(ch - '0');
+  }
+  hundredths *= 100;
+  if (dot != std::string_view::npos) {
+    const std::string_view frac = value.substr(dot + 1);
+    if (frac.empty() || frac.size() > 2) return false;
+    for (const char ch : frac)
+      if (ch < '0' || ch > '9') return false;
+    hundredths += static_cast<uint64_t>(frac[0] - '0') * 10 +
+                  (frac.size() == 2 ? static_cast<uint64_t>(frac[1] - '0') : 0);
+  }
+  if (hundredths < 100 || hundredths > 10000) return false;
+  c.coverageBasisPoints = static_cast<uint32_t>(hundredths);
+  return true;
+}
+
+std::string coverageText(uint32_t bp) {
+  std::string s = std::to_string(bp / 100);
+  if (const uint32_t frac = bp % 100) {
+    s += '.';
+    s += static_cast<char>('0' + frac / 10);
+    if (frac % 10) s += static_cast<char>('0' + frac % 10);
+  }
+  return s;
+}
+
+const char* summaryName(SummaryMode m) {
+  switch (m) {
+    case SummaryMode::Stderr: return "stderr";
+    case SummaryMode::File: return "file";
+    case SummaryMode::None: return "none";
+  }
+  return "stderr";
+}
+
 const char* levelName(LogLevel l) {
   switch (l) {
     case LogLevel::Off: return "off";
@@ -182,6 +259,20 @@ const std::vector<ConfigVar>& configTable() {
        applyMaxMemory},
       {"CUPTITRACE_QUIET", "bool", "0", "1, true, yes, on, 0, false, no, off",
        "Leave out the one-line summary on stderr at exit.", applyQuiet},
+      {"CUPTITRACE_OVERWRITE", "bool", "0", "1, true, yes, on, 0, false, no, off",
+       "Replace output files that already exist; otherwise they are kept and a message says so.",
+       applyOverwrite},
+      {"CUPTITRACE_SUMMARY", "enum", "stderr", "stderr, file, none",
+       "Reports at exit: stderr prints the top GPU activities and API calls and writes every report "
+       "to PREFIX.reports.txt; file only writes the file; none neither.",
+       applySummary},
+      {"CUPTITRACE_STEP_RANGE", "text", "",
+       "an NVTX range name (ranges named so, or starting with it, like ProfilerStep#3), or empty",
+       "NVTX range that marks steps: the time breakdown report gets one row per step.",
+       applyStepRange},
+      {"CUPTITRACE_COVERAGE", "percent", "90", "a percentage between 1 and 100, up to two decimals",
+       "Share of the time the coverage report covers with the fewest kernels and API calls.",
+       applyCoverage},
   };
   return table;
 }
@@ -240,6 +331,10 @@ std::vector<std::pair<std::string, std::string>> describeConfig(const Config& c)
       {"CUPTITRACE_MAX_BUFFERS", std::to_string(c.maxBuffers)},
       {"CUPTITRACE_MAX_MEMORY", formatSize(c.maxMemory)},
       {"CUPTITRACE_QUIET", c.quiet ? "1" : "0"},
+      {"CUPTITRACE_OVERWRITE", c.overwrite ? "1" : "0"},
+      {"CUPTITRACE_SUMMARY", summaryName(c.summary)},
+      {"CUPTITRACE_STEP_RANGE", c.stepRange},
+      {"CUPTITRACE_COVERAGE", coverageText(c.coverageBasisPoints)},
   };
 }
 

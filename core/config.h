@@ -37,6 +37,13 @@ enum Format : uint32_t {
 
 enum class LogLevel { Off, Error, Warn, Info, Debug };
 
+// Where the summary reports go at exit (CUPTITRACE_SUMMARY).
+enum class SummaryMode {
+  Stderr,  // the GPU activities and API calls tables on stderr, all reports in PREFIX.reports.txt
+  File,    // all reports in PREFIX.reports.txt only
+  None,    // no reports
+};
+
 struct Config {
   uint32_t activities = kActivityDefault;
   uint32_t formats = kFormatJson;
@@ -47,6 +54,10 @@ struct Config {
   uint32_t maxBuffers = 64;            // most buffers in flight at once
   uint64_t maxMemory = 512ull << 20;   // cap on the record store
   bool quiet = false;                  // no summary line at exit
+  bool overwrite = false;              // replace existing output files
+  SummaryMode summary = SummaryMode::Stderr;
+  std::string stepRange;               // NVTX range that marks steps; empty: none
+  uint32_t coverageBasisPoints = 9000; // coverage report threshold, in 1/100 % (9000 = 90%)
 };
 
 struct ConfigVar {

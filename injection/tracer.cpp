@@ -13,6 +13,7 @@
 #include "core/output_name.h"
 #include "core/version.h"
 #include "exporters/export_all.h"
+#include "exporters/reports.h"
 #include "injection/process_info.h"
 #include "injection/signals.h"
 
@@ -161,16 +162,51 @@ void Tracer::finishCollection() {
 }
 
 void Tracer::writeOutputs() {
+  // Rows of the GPU activities and API calls tables printed at exit; the
+  // reports file holds every row.
+  constexpr size_t kExitSummaryRows = 10;
   const std::string prefix = expandOutputName(config_.output, trace_.meta.pid, trace_.meta.hostName);
-  const ExportResult result = exportAll(trace_, config_.formats, prefix);
+  const ExportResult result = exportAll(trace_, config_.formats, prefix, config_.overwrite);
   for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace: %s\n", e.c_str());
+  std::vector<std::string> written = result.written;
+
+  // Reports (CUPTITRACE_SUMMARY): every report into PREFIX.reports.txt, and
+  // with "stderr" the top rows of the two nvprof tables on stderr.
+  // A failure here (memory) loses the reports only, not the line below.
+  if (config_.summary != SummaryMode::None) {
+    try {
+      ReportOptions options;
+      options.stepRange = config_.stepRange;
+      options.coverageBasisPoints = config_.coverageBasisPoints;
+      const std::vector<ReportTable> tables = buildAllReports(trace_, options);
+      std::string reportsPath;
+      // Nothing written means the output directory was refused, and that was said once already.
+      if (!written.empty() || result.errors.empty()) {
+        const std::string path = prefix + ".reports.txt";
+        std::string error;
+        if (writeReportsFile(tables, path, error, config_.overwrite)) {
+          reportsPath = path;
+          written.push_back(path);
+        } else {
+          std::fprintf(stderr, "cuptitrace: %s\n", error.c_str());
+        }
+      }
+      if (config_.summary == SummaryMode::Stderr) {
+        const std::string summary = exitSummary(tables, kExitSummaryRows, reportsPath);
+        std::fputs(summary.c_str(), stderr);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cuptitrace: could not make the reports: %s\n", e.what());
+    }
+  }
+
   if (config_.quiet) return;
   std::string line = "cuptitrace: ";
-  if (result.written.empty()) {
+  if (written.empty()) {
     line += "no trace written";
   } else {
     line += "wrote ";
-    for (size_t i = 0; i < result.written.size(); ++i) line += (i ? ", " : "") + result.written[i];
+    for (size_t i = 0; i < written.size(); ++i) line += (i ? ", " : "") + written[i];
   }
   line += " (";
   for (int k = 0; k < kRecordKindCount; ++k) {

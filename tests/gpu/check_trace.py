@@ -8,7 +8,9 @@ SAMPLE_STDOUT is the traced run's stdout; its last line is the sample's
 `EXPECT key=value ...` line. PREFIX is the CUPTITRACE_OUTPUT prefix of that run:
 PREFIX.json, PREFIX.{kernels,memcpy,memset,api,nvtx}.csv and PREFIX.native are read.
 The native trace is converted back with `BIN convert PREFIX.native --to json|csv -o TMP`
-and the converted outputs get the same checks.
+and the converted outputs get the same checks; `BIN stats PREFIX.native --report
+gpu_activities --format json` must count the same kernels, copies and sets, and
+PREFIX.reports.txt (when written) must hold every report.
 
 Prints one line per check, `ok` or `FAIL`, with expected and written numbers, and
 exits 1 when any check fails (2 on bad usage). --summary writes one tab-separated
@@ -527,6 +529,61 @@ def convert_native(report, cli, native, workdir, to):
     return out_prefix if ok else None
 
 
+def check_stats(report, cli, native, expect):
+    """Runs `cli stats native --report gpu_activities --format json` and compares its calls
+    per row with the EXPECT counts: kernels (rows not named [CUDA ...]), memcpy (and by
+    direction), memset."""
+    fmt = "native>stats"
+    command = [cli, "stats", native, "--report", "gpu_activities", "--format", "json"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        report.check(fmt, "cuptitrace stats --report gpu_activities", False, str(e))
+        report.unwritten(fmt, expect, ["kernels", "memcpy", "memset"])
+        return
+    try:
+        doc = json.loads(done.stdout) if done.returncode == 0 else None
+        rows = doc["reports"][0]["rows"] if doc else None
+    except (ValueError, KeyError, IndexError, TypeError) as e:
+        doc, rows = None, None
+        done.stderr += f" (output: {e})"
+    if not report.check(fmt, "cuptitrace stats --report gpu_activities --format json", rows is not None,
+                        f"exit {done.returncode}" + (f"; stderr: {done.stderr.strip()[-400:]}"
+                                                     if done.stderr.strip() else "")):
+        report.unwritten(fmt, expect, ["kernels", "memcpy", "memset"])
+        return
+    calls = Counter()
+    for row in rows:
+        name = row.get("name") or ""
+        n = row.get("calls") or 0
+        if name.startswith("[CUDA memcpy "):
+            calls["memcpy"] += n
+            calls["memcpy_" + name[len("[CUDA memcpy "):].rstrip("]")] += n
+        elif name == "[CUDA memset]":
+            calls["memset"] += n
+        else:
+            calls["kernels"] += n
+    for key in ["kernels", "memcpy", "memset"] + ["memcpy_" + k for k in COPY_KINDS]:
+        if key in expect:
+            report.count(fmt, key, int_value(expect, key), calls[key])
+    notes = doc["reports"][0].get("notes") or []
+    report.check(fmt, "gpu_activities notes no record without a time", not notes, "; ".join(notes)[:400])
+
+
+def check_reports_file(report, prefix):
+    """PREFIX.reports.txt, written at exit unless CUPTITRACE_SUMMARY=none, holds every report."""
+    path = prefix + ".reports.txt"
+    if not os.path.isfile(path):
+        report.note("reports", f"{path} not written (CUPTITRACE_SUMMARY=none?)")
+        return
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    titles = ("GPU activities:", "API calls:", "Kernels:", "NVTX ranges:", "GPU utilization:", "Findings:")
+    missing = [t for t in titles if t not in text]
+    report.check("reports", "reports file holds every report", not missing,
+                 f"{path}" + (f"; missing {missing}" if missing else ""))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("stdout", help="the traced sample's stdout (last line: EXPECT ...)")
@@ -568,6 +625,8 @@ def main():
                 converted = convert_native(report, args.cuptitrace, native, workdir, "csv")
                 if converted:
                     check_csv(report, "native>csv", converted, expect, native_counts or json_counts)
+                check_stats(report, args.cuptitrace, native, expect)
+        check_reports_file(report, args.prefix)
     except ValueError as e:
         report.check("expect", "EXPECT line", False, str(e))
 

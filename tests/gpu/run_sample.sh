@@ -33,7 +33,7 @@ done
 
 mkdir -p "$outdir" || exit 1
 prefix=$outdir/$name
-rm -rf "$prefix".json "$prefix".*.csv "$prefix".native "$prefix".native-check \
+rm -rf "$prefix".json "$prefix".*.csv "$prefix".native "$prefix".native-check "$prefix".reports.txt \
   "$prefix".untraced.out "$prefix".stdout "$prefix".stderr "$prefix".summary.tsv "$prefix".check.txt
 
 # 1. Untraced: the sample itself must work (and tells us about a missing GPU).

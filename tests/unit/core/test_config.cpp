@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
+
 #include "core/config.h"
 #include "core/parse.h"
 
@@ -58,6 +61,9 @@ TEST_CASE("config: nothing set gives the documented defaults") {
   CHECK(c.bufferSize == (8u << 20));
   CHECK(c.maxMemory == (512ull << 20));
   CHECK_FALSE(c.quiet);
+  CHECK(c.summary == SummaryMode::Stderr);
+  CHECK(c.stepRange.empty());
+  CHECK(c.coverageBasisPoints == 9000);
 }
 
 TEST_CASE("config: good values of every variable") {
@@ -72,7 +78,13 @@ TEST_CASE("config: good values of every variable") {
       {"CUPTITRACE_LOG_LEVEL", "debug"},          {"CUPTITRACE_BUFFER_SIZE", "64K"},
       {"CUPTITRACE_BUFFER_SIZE", "256M"},         {"CUPTITRACE_BUFFER_POOL", "1"},
       {"CUPTITRACE_MAX_BUFFERS", "4096"},         {"CUPTITRACE_MAX_MEMORY", "2G"},
-      {"CUPTITRACE_QUIET", "yes"},
+      {"CUPTITRACE_QUIET", "yes"},            {"CUPTITRACE_OVERWRITE", "1"},
+      {"CUPTITRACE_SUMMARY", "file"},             {"CUPTITRACE_SUMMARY", "none"},
+      {"CUPTITRACE_SUMMARY", "Stderr"},           {"CUPTITRACE_STEP_RANGE", "ProfilerStep"},
+      {"CUPTITRACE_STEP_RANGE", ""},              {"CUPTITRACE_STEP_RANGE", "train step, phase 1"},
+      {"CUPTITRACE_COVERAGE", "90"},              {"CUPTITRACE_COVERAGE", "99.5"},
+      {"CUPTITRACE_COVERAGE", "99.95"},           {"CUPTITRACE_COVERAGE", "100"},
+      {"CUPTITRACE_COVERAGE", "1"},
   };
   for (const auto& c : cases) {
     INFO(c.name << "=" << c.value);
@@ -87,18 +99,30 @@ TEST_CASE("config: good values of every variable") {
   CHECK(parseOne("CUPTITRACE_FORMAT", "csv,native", messages).formats == (kFormatCsv | kFormatNative));
   CHECK(parseOne("CUPTITRACE_BUFFER_SIZE", "1M", messages).bufferSize == (1u << 20));
   CHECK(parseOne("CUPTITRACE_QUIET", "on", messages).quiet);
+  CHECK(parseOne("CUPTITRACE_OVERWRITE", "true", messages).overwrite);
+  CHECK_FALSE(parseOne("CUPTITRACE_OVERWRITE", "0", messages).overwrite);
+  CHECK(parseOne("CUPTITRACE_SUMMARY", "file", messages).summary == SummaryMode::File);
+  CHECK(parseOne("CUPTITRACE_SUMMARY", "none", messages).summary == SummaryMode::None);
+  CHECK(parseOne("CUPTITRACE_STEP_RANGE", "ProfilerStep", messages).stepRange == "ProfilerStep");
+  CHECK(parseOne("CUPTITRACE_COVERAGE", "99.5", messages).coverageBasisPoints == 9950);
+  CHECK(parseOne("CUPTITRACE_COVERAGE", "99.95", messages).coverageBasisPoints == 9995);
+  CHECK(parseOne("CUPTITRACE_COVERAGE", "100", messages).coverageBasisPoints == 10000);
   CHECK(messages.empty());
 }
 
 TEST_CASE("config: bad values of every variable give one message and the default") {
   const std::string longValue(5000, 'x');
   const char* bad[] = {"", "-1", "12abc", "99999999999999999999999", "maybe", "kernel,,bogus", longValue.c_str()};
+  // Variables that take free text accept most of these: only the values listed are bad for them.
+  // An output prefix may be almost any text; a step range is any range name, or empty for none.
+  const std::map<std::string, std::set<std::string>> freeText = {
+      {"CUPTITRACE_OUTPUT", {"", longValue}},
+      {"CUPTITRACE_STEP_RANGE", {longValue}},
+  };
   for (const auto& v : configTable()) {
     for (const char* value : bad) {
-      // An output prefix may be almost any text: only a few values are bad for it.
-      if (std::string(v.name) == "CUPTITRACE_OUTPUT" && std::string(value) != "" &&
-          std::string(value) != longValue)
-        continue;
+      const auto onlyBad = freeText.find(v.name);
+      if (onlyBad != freeText.end() && onlyBad->second.count(value) == 0) continue;
       INFO(v.name << "=" << value);
       std::vector<std::string> messages;
       const Config got = parseOne(v.name, value, messages);
@@ -124,6 +148,16 @@ TEST_CASE("config: ranges are enforced") {
   parseOne("CUPTITRACE_MAX_BUFFERS", "1", messages);
   parseOne("CUPTITRACE_MAX_MEMORY", "1K", messages);
   CHECK(messages.size() == 5);
+  messages.clear();
+  for (const char* value : {"0", "0.99", "101", "100.01", "90.123", ".5", "90.", "9e1", " 90", "90%", "1000"})
+    parseOne("CUPTITRACE_COVERAGE", value, messages);
+  CHECK(messages.size() == 11);
+  messages.clear();
+  parseOne("CUPTITRACE_STEP_RANGE", "step\nrange", messages);
+  parseOne("CUPTITRACE_STEP_RANGE", std::string(300, 's').c_str(), messages);
+  parseOne("CUPTITRACE_SUMMARY", "stderr,file", messages);
+  parseOne("CUPTITRACE_SUMMARY", "stdout", messages);
+  CHECK(messages.size() == 4);
 }
 
 TEST_CASE("config: unknown CUPTITRACE_ variables are named, with a suggestion") {

@@ -1,0 +1,625 @@
+#include "exporters/report_data.h"
+
+#include <algorithm>
+#include <limits>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+
+namespace cuptitrace::reports {
+namespace {
+
+constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
+// Names longer than this are cut in the middle inside notes and findings.
+constexpr size_t kExampleNameWidth = 60;
+
+// A group being filled: its values, kept until the summary is made.
+struct Builder {
+  Group group;
+  std::vector<uint64_t> durations;  // 8 bytes per record with a time: the exact median needs them
+  std::vector<uint64_t> bytes;      // memory operations only
+};
+
+std::vector<Group> finish(std::vector<Builder>& builders, bool withBytes) {
+  std::vector<Group> out;
+  out.reserve(builders.size());
+  for (auto& b : builders) {
+    if (b.group.records == 0) continue;
+    b.group.time = summarize(b.durations);
+    std::vector<uint64_t>().swap(b.durations);  // free as we go: peak is one kind's values
+    if (withBytes) {
+      b.group.bytes = summarize(b.bytes);
+      std::vector<uint64_t>().swap(b.bytes);
+    }
+    out.push_back(std::move(b.group));
+  }
+  return out;
+}
+
+void addExample(Group& g, uint32_t id) {
+  if (g.exampleIds.size() < kMaxExamples) g.exampleIds.push_back(id);
+}
+
+template <typename Describe>
+void noteUntimed(Untimed& u, Describe&& describe) {
+  ++u.count;
+  if (u.examples.size() < kMaxExamples) u.examples.push_back(describe());
+}
+
+std::string shortName(std::string_view name) { return displayName(name, kExampleNameWidth); }
+
+std::string copyName(uint8_t copyKind) {
+  return std::string("[CUDA memcpy ") + copyKindName(static_cast<CopyKind>(copyKind)) + "]";
+}
+
+constexpr size_t kCopyKinds = 11;   // CopyKind values 0..10
+constexpr size_t kMemoryKinds = 8;  // MemoryKind values 0..7
+uint8_t clampCopyKind(uint8_t k) { return k < kCopyKinds ? k : 0; }
+uint8_t clampMemoryKind(uint8_t k) { return k < kMemoryKinds ? k : 0; }
+
+struct ConfigKey {
+  StringId name;
+  int32_t gridX, gridY, gridZ;
+  uint16_t blockX, blockY, blockZ;
+  bool operator==(const ConfigKey& o) const {
+    return name == o.name && gridX == o.gridX && gridY == o.gridY && gridZ == o.gridZ &&
+           blockX == o.blockX && blockY == o.blockY && blockZ == o.blockZ;
+  }
+};
+struct ConfigKeyHash {
+  size_t operator()(const ConfigKey& k) const {
+    uint64_t h = k.name;
+    for (const uint64_t v :
+         {uint64_t(uint32_t(k.gridX)), uint64_t(uint32_t(k.gridY)), uint64_t(uint32_t(k.gridZ)),
+          uint64_t(k.blockX), uint64_t(k.blockY), uint64_t(k.blockZ)})
+      h = (h ^ v) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+struct RangeKey {
+  StringId domain;
+  StringId message;
+  uint8_t type;
+  bool operator==(const RangeKey& o) const {
+    return domain == o.domain && message == o.message && type == o.type;
+  }
+};
+struct RangeKeyHash {
+  size_t operator()(const RangeKey& k) const {
+    const uint64_t h = (uint64_t(k.domain) << 33) ^ (uint64_t(k.message) << 2) ^ k.type;
+    return static_cast<size_t>(h * 0x9e3779b97f4a7c15ull >> 7);
+  }
+};
+
+std::string dims(int64_t x, int64_t y, int64_t z) {
+  return std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z);
+}
+
+bool isSyncCall(std::string_view name) {
+  return name.find("Synchronize") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<std::array<uint64_t, kCategories + 1>> Timeline::split(
+    const std::vector<Interval>& windows) const {
+  // Every window edge is a query point: F(q) is the time before q that each
+  // category held (the first busy one in priority order). A window's share is
+  // F(end) - F(start).
+  std::vector<uint64_t> points;
+  points.reserve(2 * windows.size());
+  for (const Interval& w : windows) {
+    points.push_back(w.start);
+    points.push_back(w.end);
+  }
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  std::vector<std::array<uint64_t, kCategories>> before(points.size());
+
+  std::array<size_t, kCategories> next{};    // per category: the interval at or after the sweep
+  std::array<bool, kCategories> inside{};    // per category: the sweep is inside busy[c][next[c]]
+  std::array<uint64_t, kCategories> held{};  // per category: time held so far
+  auto boundary = [&](size_t c) -> uint64_t {
+    if (next[c] >= busy[c].size()) return UINT64_MAX;
+    return inside[c] ? busy[c][next[c]].end : busy[c][next[c]].start;
+  };
+  uint64_t now = 0;
+  for (size_t q = 0; q < points.size();) {
+    uint64_t t = points[q];
+    for (size_t c = 0; c < kCategories; ++c) t = std::min(t, boundary(c));
+    for (size_t c = 0; c < kCategories; ++c) {
+      if (inside[c]) {
+        held[c] += t - now;
+        break;
+      }
+    }
+    now = t;
+    if (points[q] == t) before[q++] = held;
+    for (size_t c = 0; c < kCategories; ++c) {
+      while (boundary(c) == t) {
+        if (inside[c]) ++next[c];
+        inside[c] = !inside[c];
+      }
+    }
+  }
+
+  std::vector<std::array<uint64_t, kCategories + 1>> out;
+  out.reserve(windows.size());
+  auto at = [&](uint64_t t) -> const std::array<uint64_t, kCategories>& {
+    return before[static_cast<size_t>(std::lower_bound(points.begin(), points.end(), t) -
+                                      points.begin())];
+  };
+  for (const Interval& w : windows) {
+    std::array<uint64_t, kCategories + 1> parts{};
+    if (w.end > w.start) {
+      const auto& a = at(w.start);
+      const auto& b = at(w.end);
+      uint64_t sum = 0;
+      for (size_t c = 0; c < kCategories; ++c) {
+        parts[c] = b[c] - a[c];
+        sum += parts[c];
+      }
+      parts[kCategories] = (w.end - w.start) - sum;
+    }
+    out.push_back(parts);
+  }
+  return out;
+}
+
+const std::string& ReportData::kernelName(StringId id) {
+  if (id >= demangled_.size()) demangled_.resize(std::max<size_t>(id + 1, trace_.strings.size()));
+  if (demangled_[id] == nullptr) demangled_[id] = &demangler_.get(trace_.strings.get(id));
+  return *demangled_[id];
+}
+
+const std::vector<Group>& ReportData::kernels() {
+  if (kernels_) return *kernels_;
+  std::vector<uint32_t> slots(trace_.strings.size(), kNoSlot);
+  std::vector<Builder> builders;
+  Untimed& untimed = untimed_[static_cast<size_t>(RecordKind::Kernel)];
+  untimed = {};
+  const auto& records = trace_.store.records<KernelRecord>();
+  // First pass: a slot per name and its number of values, so that each
+  // vector is allocated once at its final size.
+  std::vector<uint64_t> sizes;
+  records.forEach([&](const KernelRecord& k) {
+    if (k.name >= slots.size()) slots.resize(k.name + 1, kNoSlot);
+    uint32_t& slot = slots[k.name];
+    if (slot == kNoSlot) {
+      slot = static_cast<uint32_t>(builders.size());
+      builders.emplace_back();
+      builders.back().group.name = kernelName(k.name);
+      sizes.push_back(0);
+    }
+    sizes[slot] += hasTime(k.start, k.end);
+  });
+  for (size_t i = 0; i < builders.size(); ++i) builders[i].durations.reserve(sizes[i]);
+  records.forEach([&](const KernelRecord& k) {
+    Builder& b = builders[slots[k.name]];
+    ++b.group.records;
+    addExample(b.group, k.correlationId);
+    if (hasTime(k.start, k.end)) {
+      const uint64_t d = k.end - k.start;
+      b.durations.push_back(d);
+      if (d < kTinyKernelNs) ++b.group.tiny;
+    } else {
+      noteUntimed(untimed, [&] {
+        return shortName(kernelName(k.name)) + " (correlation " + std::to_string(k.correlationId) +
+               ")";
+      });
+    }
+  });
+  untimedDone_[static_cast<size_t>(RecordKind::Kernel)] = true;
+  kernels_ = finish(builders, false);
+  return *kernels_;
+}
+
+const std::vector<Group>& ReportData::kernelsByConfig() {
+  if (kernelsByConfig_) return *kernelsByConfig_;
+  std::unordered_map<ConfigKey, uint32_t, ConfigKeyHash> slots;
+  std::vector<Builder> builders;
+  ConfigKey lastKey{};
+  uint32_t lastSlot = kNoSlot;
+  trace_.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+    const ConfigKey key{k.name, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ};
+    uint32_t slot = lastSlot;
+    if (slot == kNoSlot || !(key == lastKey)) {
+      auto [it, added] = slots.try_emplace(key, static_cast<uint32_t>(builders.size()));
+      if (added) {
+        builders.emplace_back();
+        Group& g = builders.back().group;
+        g.name = kernelName(k.name);
+        g.grid = dims(k.gridX, k.gridY, k.gridZ);
+        g.block = dims(k.blockX, k.blockY, k.blockZ);
+      }
+      slot = it->second;
+      lastKey = key;
+      lastSlot = slot;
+    }
+    Builder& b = builders[slot];
+    ++b.group.records;
+    addExample(b.group, k.correlationId);
+    if (hasTime(k.start, k.end)) b.durations.push_back(k.end - k.start);
+  });
+  kernelsByConfig_ = finish(builders, false);
+  return *kernelsByConfig_;
+}
+
+const std::vector<Group>& ReportData::copies() {
+  if (copies_) return *copies_;
+  std::vector<Builder> builders(kCopyKinds + 1);  // one per copy kind, then memsets
+  for (size_t k = 0; k < kCopyKinds; ++k)
+    builders[k].group.name = copyName(static_cast<uint8_t>(k));
+  builders[kCopyKinds].group.name = "[CUDA memset]";
+  Untimed& copyUntimed = untimed_[static_cast<size_t>(RecordKind::Memcpy)];
+  Untimed& setUntimed = untimed_[static_cast<size_t>(RecordKind::Memset)];
+  copyUntimed = {};
+  setUntimed = {};
+  trace_.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& m) {
+    Builder& b = builders[clampCopyKind(m.copyKind)];
+    ++b.group.records;
+    addExample(b.group, m.correlationId);
+    if (hasTime(m.start, m.end)) {
+      b.durations.push_back(m.end - m.start);
+    } else {
+      noteUntimed(copyUntimed, [&] {
+        return b.group.name + " (correlation " + std::to_string(m.correlationId) + ")";
+      });
+    }
+  });
+  trace_.store.records<MemsetRecord>().forEach([&](const MemsetRecord& m) {
+    Builder& b = builders[kCopyKinds];
+    ++b.group.records;
+    addExample(b.group, m.correlationId);
+    if (hasTime(m.start, m.end)) {
+      b.durations.push_back(m.end - m.start);
+    } else {
+      noteUntimed(setUntimed, [&] {
+        return b.group.name + " (correlation " + std::to_string(m.correlationId) + ")";
+      });
+    }
+  });
+  untimedDone_[static_cast<size_t>(RecordKind::Memcpy)] = true;
+  untimedDone_[static_cast<size_t>(RecordKind::Memset)] = true;
+  copies_ = finish(builders, false);
+  return *copies_;
+}
+
+const std::vector<Group>& ReportData::memoryOps() {
+  if (memoryOps_) return *memoryOps_;
+  // Copies by (kind, source kind, destination kind), then memsets by memory kind.
+  std::vector<Builder> builders(kCopyKinds * kMemoryKinds * kMemoryKinds + kMemoryKinds);
+  const size_t setBase = kCopyKinds * kMemoryKinds * kMemoryKinds;
+  auto add = [](Builder& b, uint64_t start, uint64_t end, uint64_t bytes, uint32_t id) {
+    ++b.group.records;
+    addExample(b.group, id);
+    b.bytes.push_back(bytes);
+    if (hasTime(start, end)) {
+      b.durations.push_back(end - start);
+      b.group.timedBytes += bytes;
+    }
+  };
+  trace_.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& m) {
+    const uint8_t kind = clampCopyKind(m.copyKind);
+    const uint8_t src = clampMemoryKind(m.srcKind);
+    const uint8_t dst = clampMemoryKind(m.dstKind);
+    Builder& b = builders[(kind * kMemoryKinds + src) * kMemoryKinds + dst];
+    if (b.group.records == 0)
+      b.group.name = copyName(kind) + " " + memoryKindName(static_cast<MemoryKind>(src)) + " -> " +
+                     memoryKindName(static_cast<MemoryKind>(dst));
+    add(b, m.start, m.end, m.bytes, m.correlationId);
+  });
+  trace_.store.records<MemsetRecord>().forEach([&](const MemsetRecord& m) {
+    const uint8_t kind = clampMemoryKind(m.memoryKind);
+    Builder& b = builders[setBase + kind];
+    if (b.group.records == 0)
+      b.group.name = std::string("[CUDA memset] ") + memoryKindName(static_cast<MemoryKind>(kind));
+    add(b, m.start, m.end, m.bytes, m.correlationId);
+  });
+  memoryOps_ = finish(builders, true);
+  return *memoryOps_;
+}
+
+const std::vector<Group>& ReportData::api() {
+  if (api_) return *api_;
+  std::vector<uint32_t> slots(trace_.strings.size(), kNoSlot);
+  std::vector<Builder> builders;
+  Untimed& untimed = untimed_[static_cast<size_t>(RecordKind::Api)];
+  untimed = {};
+  const auto& records = trace_.store.records<ApiRecord>();
+  std::vector<uint64_t> sizes;  // first pass: slots and sizes, as in kernels()
+  records.forEach([&](const ApiRecord& a) {
+    if (a.name >= slots.size()) slots.resize(a.name + 1, kNoSlot);
+    uint32_t& slot = slots[a.name];
+    if (slot == kNoSlot) {
+      slot = static_cast<uint32_t>(builders.size());
+      builders.emplace_back();
+      const std::string_view name = trace_.strings.get(a.name);
+      builders.back().group.name = name.empty() ? "(unnamed)" : std::string(name);
+      sizes.push_back(0);
+    }
+    sizes[slot] += hasTime(a.start, a.end);
+  });
+  for (size_t i = 0; i < builders.size(); ++i) builders[i].durations.reserve(sizes[i]);
+  records.forEach([&](const ApiRecord& a) {
+    Builder& b = builders[slots[a.name]];
+    ++b.group.records;
+    addExample(b.group, a.correlationId);
+    if (hasTime(a.start, a.end)) {
+      b.durations.push_back(a.end - a.start);
+    } else {
+      noteUntimed(untimed, [&] {
+        return b.group.name + " (correlation " + std::to_string(a.correlationId) + ")";
+      });
+    }
+  });
+  untimedDone_[static_cast<size_t>(RecordKind::Api)] = true;
+  api_ = finish(builders, false);
+  return *api_;
+}
+
+const std::vector<Group>& ReportData::ranges() {
+  if (ranges_) return *ranges_;
+  std::unordered_map<RangeKey, uint32_t, RangeKeyHash> slots;
+  std::vector<Builder> builders;
+  Untimed& untimed = untimed_[static_cast<size_t>(RecordKind::Nvtx)];
+  untimed = {};
+  marks_ = 0;
+  openExamples_.clear();
+  trace_.store.records<NvtxRecord>().forEach([&](const NvtxRecord& n) {
+    const auto type = static_cast<NvtxType>(n.type);
+    if (type == NvtxType::Mark) {
+      ++marks_;
+      return;
+    }
+    const RangeKey key{n.domain, n.message, n.type};
+    auto [it, added] = slots.try_emplace(key, static_cast<uint32_t>(builders.size()));
+    if (added) {
+      builders.emplace_back();
+      Group& g = builders.back().group;
+      const std::string_view domain = trace_.strings.get(n.domain);
+      const std::string_view message = trace_.strings.get(n.message);
+      g.name = domain.empty() ? "" : std::string(domain) + ":";
+      g.name += message.empty() ? "(no message)" : std::string(message);
+      g.style = nvtxTypeName(type);
+    }
+    Builder& b = builders[it->second];
+    ++b.group.records;
+    const bool open = (n.flags & kNvtxOpen) != 0;
+    if (open) {
+      ++b.group.open;
+      if (openExamples_.size() < kMaxExamples)
+        openExamples_.push_back("'" + shortName(b.group.name) + "' (" + b.group.style +
+                                ", thread " + std::to_string(n.threadId) + ")");
+    }
+    if (hasTime(n.start, n.end)) {
+      b.durations.push_back(n.end - n.start);
+    } else {
+      noteUntimed(untimed, [&] {
+        return "'" + shortName(b.group.name) + "' (thread " + std::to_string(n.threadId) + ")";
+      });
+    }
+  });
+  untimedDone_[static_cast<size_t>(RecordKind::Nvtx)] = true;
+  ranges_ = finish(builders, false);
+  return *ranges_;
+}
+
+const Untimed& ReportData::untimed(RecordKind kind) {
+  const auto k = static_cast<size_t>(kind);
+  if (!untimedDone_[k]) {
+    switch (kind) {
+      case RecordKind::Kernel:
+        kernels();
+        break;
+      case RecordKind::Memcpy:
+      case RecordKind::Memset:
+        copies();
+        break;
+      case RecordKind::Api:
+        api();
+        break;
+      case RecordKind::Nvtx:
+        ranges();
+        break;
+      default:
+        break;
+    }
+  }
+  return untimed_[k];
+}
+
+uint64_t ReportData::nvtxMarks() {
+  ranges();
+  return marks_;
+}
+
+const std::vector<std::string>& ReportData::openRangeExamples() {
+  ranges();
+  return openExamples_;
+}
+
+void ReportData::ensureDevices() {
+  if (devices_) return;
+  struct Slot {
+    uint32_t deviceId;
+    std::vector<Interval> kernels, copies, sets;
+  };
+  std::vector<Slot> slots;
+  size_t last = 0;
+  auto slotFor = [&](uint32_t deviceId) -> Slot& {
+    if (last < slots.size() && slots[last].deviceId == deviceId) return slots[last];
+    for (last = 0; last < slots.size(); ++last)
+      if (slots[last].deviceId == deviceId) return slots[last];
+    slots.push_back({deviceId, {}, {}, {}});
+    return slots[last];
+  };
+  // Two passes: count per device, then fill vectors allocated at their final size.
+  const auto& kernels = trace_.store.records<KernelRecord>();
+  const auto& copies = trace_.store.records<MemcpyRecord>();
+  const auto& sets = trace_.store.records<MemsetRecord>();
+  std::vector<std::array<size_t, 3>> sizes;
+  auto count = [&](uint32_t deviceId, size_t kind) {
+    const size_t before = slots.size();
+    Slot& s = slotFor(deviceId);
+    if (slots.size() != before) sizes.push_back({});
+    ++sizes[static_cast<size_t>(&s - slots.data())][kind];
+  };
+  kernels.forEach([&](const KernelRecord& k) {
+    if (hasTime(k.start, k.end)) count(k.deviceId, 0);
+  });
+  copies.forEach([&](const MemcpyRecord& m) {
+    if (hasTime(m.start, m.end)) count(m.deviceId, 1);
+  });
+  sets.forEach([&](const MemsetRecord& m) {
+    if (hasTime(m.start, m.end)) count(m.deviceId, 2);
+  });
+  for (size_t i = 0; i < slots.size(); ++i) {
+    slots[i].kernels.reserve(sizes[i][0]);
+    slots[i].copies.reserve(sizes[i][1]);
+    slots[i].sets.reserve(sizes[i][2]);
+  }
+  kernels.forEach([&](const KernelRecord& k) {
+    if (hasTime(k.start, k.end)) slotFor(k.deviceId).kernels.push_back({k.start, k.end});
+  });
+  copies.forEach([&](const MemcpyRecord& m) {
+    if (hasTime(m.start, m.end)) slotFor(m.deviceId).copies.push_back({m.start, m.end});
+  });
+  sets.forEach([&](const MemsetRecord& m) {
+    if (hasTime(m.start, m.end)) slotFor(m.deviceId).sets.push_back({m.start, m.end});
+  });
+  std::sort(slots.begin(), slots.end(),
+            [](const Slot& a, const Slot& b) { return a.deviceId < b.deviceId; });
+  std::vector<DeviceBusy> devices;
+  for (Slot& s : slots) {
+    DeviceBusy d;
+    d.deviceId = s.deviceId;
+    d.kernels = s.kernels.size();
+    d.records = s.kernels.size() + s.copies.size() + s.sets.size();
+    // The first start and last end, zero-length records included.
+    uint64_t first = UINT64_MAX, lastEnd = 0;
+    for (const auto* v : {&s.kernels, &s.copies, &s.sets}) {
+      for (const Interval& i : *v) {
+        first = std::min(first, i.start);
+        lastEnd = std::max(lastEnd, i.end);
+      }
+      if (v == &s.kernels && !v->empty()) {
+        d.kernelFirstStart = first;
+        d.kernelLastEnd = lastEnd;
+      }
+    }
+    d.firstStart = first == UINT64_MAX ? 0 : first;
+    d.lastEnd = lastEnd;
+    mergeIntervals(s.kernels);
+    mergeIntervals(s.copies);
+    mergeIntervals(s.sets);
+    d.kernelBusy = coveredLength(s.kernels);
+    d.kernelGaps = gapsOf(s.kernels);
+    const std::vector<Interval> all = unionOf(unionOf(s.kernels, s.copies), s.sets);
+    d.gpuBusy = coveredLength(all);
+    d.gaps = gapsOf(all);
+    devices.push_back(d);
+    kernelUnion_ = unionOf(kernelUnion_, s.kernels);
+    memcpyUnion_ = unionOf(memcpyUnion_, s.copies);
+    memsetUnion_ = unionOf(memsetUnion_, s.sets);
+    s = Slot{};
+  }
+  devices_ = std::move(devices);
+}
+
+const std::vector<DeviceBusy>& ReportData::devices() {
+  ensureDevices();
+  return *devices_;
+}
+
+const Timeline& ReportData::timeline() {
+  if (timeline_) return *timeline_;
+  ensureDevices();
+  Timeline t;
+  uint64_t first = UINT64_MAX, last = 0;
+  auto see = [&](uint64_t start, uint64_t end) {
+    if (!hasTime(start, end)) return false;
+    first = std::min(first, start);
+    last = std::max(last, end);
+    return true;
+  };
+  trace_.store.records<KernelRecord>().forEach([&](const KernelRecord& r) { see(r.start, r.end); });
+  trace_.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& r) { see(r.start, r.end); });
+  trace_.store.records<MemsetRecord>().forEach([&](const MemsetRecord& r) { see(r.start, r.end); });
+  trace_.store.records<NvtxRecord>().forEach([&](const NvtxRecord& r) { see(r.start, r.end); });
+
+  // API calls: those that wait for the GPU are Sync, the rest Runtime API.
+  std::vector<int8_t> syncName(trace_.strings.size(), -1);
+  std::vector<Interval> sync, calls;
+  calls.reserve(trace_.store.records<ApiRecord>().size());
+  trace_.store.records<ApiRecord>().forEach([&](const ApiRecord& a) {
+    if (!see(a.start, a.end)) return;
+    if (a.name >= syncName.size()) syncName.resize(a.name + 1, -1);
+    int8_t& isSync = syncName[a.name];
+    if (isSync < 0) isSync = isSyncCall(trace_.strings.get(a.name)) ? 1 : 0;
+    (isSync ? sync : calls).push_back({a.start, a.end});
+  });
+  trace_.store.records<SyncRecord>().forEach([&](const SyncRecord& s) {
+    if (see(s.start, s.end)) sync.push_back({s.start, s.end});
+  });
+  mergeIntervals(sync);
+  mergeIntervals(calls);
+
+  t.any = first != UINT64_MAX;
+  t.start = t.any ? first : 0;
+  t.end = t.any ? last : 0;
+  // The device unions are not needed again: moved, not copied.
+  t.busy[static_cast<size_t>(Category::Kernel)] = std::move(kernelUnion_);
+  t.busy[static_cast<size_t>(Category::Memcpy)] = std::move(memcpyUnion_);
+  t.busy[static_cast<size_t>(Category::Memset)] = std::move(memsetUnion_);
+  t.busy[static_cast<size_t>(Category::Sync)] = std::move(sync);
+  t.busy[static_cast<size_t>(Category::RuntimeApi)] = std::move(calls);
+  timeline_ = std::move(t);
+  return *timeline_;
+}
+
+void sortByTotal(std::vector<Group>& groups) {
+  std::sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+    if (a.time.total != b.time.total) return a.time.total > b.time.total;
+    return std::tie(a.name, a.style, a.grid, a.block) < std::tie(b.name, b.style, b.grid, b.block);
+  });
+}
+
+double percent(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+std::vector<Column> timeStatColumns(const char* countTitle, const char* countKey) {
+  return {
+      {"Time(%)", "time_pct", ColumnType::Percent}, {"Total", "total", ColumnType::Duration},
+      {countTitle, countKey, ColumnType::Count},    {"Avg", "avg", ColumnType::Duration},
+      {"Med", "med", ColumnType::Duration},         {"Min", "min", ColumnType::Duration},
+      {"Max", "max", ColumnType::Duration},         {"StdDev", "stddev", ColumnType::Duration},
+  };
+}
+
+void appendTimeStats(std::vector<Cell>& row, const Group& g, uint64_t reportTotal) {
+  row.push_back(Cell::real(percent(g.time.total, reportTotal)));
+  row.push_back(Cell::integer(g.time.total));
+  row.push_back(Cell::integer(g.records));
+  if (g.time.count == 0) {
+    for (int i = 0; i < 5; ++i) row.push_back(Cell::none());
+    return;
+  }
+  row.push_back(Cell::real(g.time.mean));
+  row.push_back(Cell::real(g.time.median));
+  row.push_back(Cell::integer(g.time.min));
+  row.push_back(Cell::integer(g.time.max));
+  row.push_back(Cell::real(g.time.stddev));
+}
+
+std::string untimedNote(const Untimed& u, const char* what) {
+  std::string note =
+      std::to_string(u.count) + " " + what + (u.count == 1 ? " record has" : " records have") +
+      " no valid end (end 0 or before its start): counted in the calls, left out of the times";
+  for (size_t i = 0; i < u.examples.size(); ++i) note += (i ? ", " : "; e.g. ") + u.examples[i];
+  return note;
+}
+
+}  // namespace cuptitrace::reports
