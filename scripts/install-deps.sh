@@ -5,7 +5,8 @@
 # distribution package here: it is checked for, and its absence named.
 set -euo pipefail
 
-packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev catch2 python3)
+# clang and its runtime libraries build the libFuzzer targets (scripts/fuzz.sh).
+packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev catch2 python3 clang libclang-rt-dev)
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null; then sudo="sudo"; else

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the unit tests with AddressSanitizer + UndefinedBehaviorSanitizer, and
+# with ThreadSanitizer, and runs them (no GPU needed).
+#   scripts/sanitize.sh [address|thread]...     default: both
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kinds=("$@")
+[ ${#kinds[@]} -gt 0 ] || kinds=(address thread)
+for kind in "${kinds[@]}"; do
+  build=build-$kind
+  echo "sanitize: $kind"
+  cmake -S . -B "$build" -G Ninja -DCUPTITRACE_SANITIZE="$kind" -DCUPTITRACE_BUILD_SAMPLES=OFF >/dev/null
+  cmake --build "$build" -j "${JOBS:-2}" --target core_tests exporter_tests collector_tests cli_tests
+  # halt_on_error: the first report fails the run; second_deadlock_stack helps read TSan reports.
+  ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    ctest --test-dir "$build" -LE gpu --output-on-failure -j "${JOBS:-2}"
+done
