@@ -33,7 +33,7 @@ int convertCommand(int argc, char** argv) {
     }
   }
   if (input.empty() || to.empty()) {
-    std::fprintf(stderr, "usage: cuptitrace convert TRACE.native --to json|csv|native[,...] [-o PREFIX] [--overwrite]\n");
+    std::fprintf(stderr, "usage: cuptitrace convert TRACE.native --to json|csv|native|pftrace[,...] [-o PREFIX] [--overwrite]\n");
     return 2;
   }
   Config formats;
@@ -41,7 +41,7 @@ int convertCommand(int argc, char** argv) {
   for (const auto& v : configTable())
     if (std::string(v.name) == "CUPTITRACE_FORMAT") formatVar = &v;
   if (formatVar == nullptr || !formatVar->apply(to, formats)) {
-    std::fprintf(stderr, "cuptitrace convert: --to '%s' is not valid (accepted: json, csv, native)\n", to.c_str());
+    std::fprintf(stderr, "cuptitrace convert: --to '%s' is not valid (accepted: json, csv, native, pftrace)\n", to.c_str());
     return 2;
   }
   if (prefix.empty()) {

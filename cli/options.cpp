@@ -22,7 +22,7 @@ std::string helpText() {
   std::string text =
       "Usage:\n"
       "  cuptitrace [options] [--] PROGRAM [ARGS...]   trace PROGRAM; returns its exit code\n"
-      "  cuptitrace convert TRACE.native --to json|csv|native[,...] [-o PREFIX] [--overwrite]\n"
+      "  cuptitrace convert TRACE.native --to json|csv|native|pftrace[,...] [-o PREFIX] [--overwrite]\n"
       "                                               write other outputs from a saved trace\n"
       "  cuptitrace stats TRACE.native [--report NAME[,NAME]] [--format table|csv|json]\n"
       "                   [--top N] [--time-unit auto|ns|us|ms|s] [--name-width N]\n"

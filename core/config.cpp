@@ -18,7 +18,7 @@ constexpr NamedBit kActivities[] = {
     {"runtime", kActivityRuntime}, {"driver", kActivityDriver}, {"nvtx", kActivityNvtx},
     {"sync", kActivitySync},     {"overhead", kActivityOverhead},
 };
-constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}};
+constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}, {"pftrace", kFormatPftrace}};
 
 template <size_t N>
 std::string namesOf(uint32_t mask, const NamedBit (&table)[N]) {
@@ -240,7 +240,7 @@ const std::vector<ConfigVar>& configTable() {
        "comma list of kernel, memcpy, memset, runtime, driver, nvtx, sync, overhead, "
        "default (kernel,memcpy,memset,runtime,nvtx), all",
        "Activity kinds to record; every kind not named is off.", applyActivities},
-      {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, csv, native",
+      {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, csv, native, pftrace",
        "Output formats written at exit.", applyFormats},
       {"CUPTITRACE_OUTPUT", "path", "cuptitrace-%h-%p",
        "a path prefix; %h is the host name, %p the process id, %% a percent sign",

@@ -33,6 +33,7 @@ enum Format : uint32_t {
   kFormatJson = 1u << 0,
   kFormatCsv = 1u << 1,
   kFormatNative = 1u << 2,
+  kFormatPftrace = 1u << 3,  // Perfetto protobuf
 };
 
 enum class LogLevel { Off, Error, Warn, Info, Debug };

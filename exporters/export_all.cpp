@@ -13,6 +13,7 @@
 #include "exporters/csv.h"
 #include "exporters/file_output.h"
 #include "exporters/native.h"
+#include "exporters/perfetto_proto.h"
 
 namespace cuptitrace {
 namespace {
@@ -53,6 +54,9 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
   }
   if (formats & kFormatJson) {
     writeFile(prefix + ".json", [&](std::ostream& out) { writeChromeJson(trace, out); }, overwrite, result);
+  }
+  if (formats & kFormatPftrace) {
+    writeFile(prefix + ".pftrace", [&](std::ostream& out) { writePerfettoProto(trace, out); }, overwrite, result);
   }
   if (formats & kFormatCsv) {
     for (int k = 0; k < kRecordKindCount; ++k) {

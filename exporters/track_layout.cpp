@@ -67,4 +67,80 @@ uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy) {
   return changed;
 }
 
+// ---- Names -------------------------------------------------------------------
+
+std::string hostProcessName(const Trace& trace) {
+  const std::string& program = trace.meta.processName;
+  return program.empty() ? "Process " + std::to_string(trace.meta.pid) : program;
+}
+
+std::string gpuProcessName(const Trace& trace, uint32_t device) {
+  std::string name = "GPU " + std::to_string(device);
+  const auto named = trace.deviceNames.find(device);
+  const DeviceInfo* info = trace.findDevice(device);
+  if (named != trace.deviceNames.end()) {
+    name += ": " + named->second;
+  } else if (info != nullptr && !info->name.empty()) {
+    name += ": " + info->name;
+  }
+  return name;
+}
+
+std::string hostThreadName(const Trace& trace, uint32_t tid) {
+  const auto it = trace.threadNames.find(tid);
+  if (it != trace.threadNames.end()) return it->second;
+  return tid == trace.meta.pid ? "Main thread" : "Thread " + std::to_string(tid);
+}
+
+std::string streamTrackName(const Trace& trace, uint32_t stream) {
+  const auto it = trace.streamNames.find(stream);
+  return it != trace.streamNames.end() ? it->second : "Stream " + std::to_string(stream);
+}
+
+std::string syncTrackName(uint32_t context) {
+  return "Synchronization (context " + std::to_string(context) + ")";
+}
+
+// ---- Launch index -------------------------------------------------------------
+
+namespace {
+
+bool isDriverCall(const ApiRecord& r) {
+  return r.domain == static_cast<uint8_t>(ApiDomain::Driver);
+}
+bool usableSource(const ApiRecord& r) { return r.correlationId != 0 && drawable(r.start, r.end); }
+bool outranks(const ApiRecord& a, const ApiRecord& b) {
+  if (isDriverCall(a) != isDriverCall(b)) return !isDriverCall(a);
+  if (a.start != b.start) return a.start < b.start;
+  return a.end > b.end;
+}
+
+}  // namespace
+
+LaunchIndex::LaunchIndex(const ChunkedVector<ApiRecord>& api) {
+  uint32_t lo = UINT32_MAX, hi = 0;
+  size_t n = 0;
+  api.forEach([&](const ApiRecord& r) {
+    if (!usableSource(r)) return;
+    lo = std::min(lo, r.correlationId);
+    hi = std::max(hi, r.correlationId);
+    ++n;
+  });
+  if (n == 0) return;
+  // CUPTI hands correlation ids out in sequence, so a table indexed by id
+  // is usually small and much faster than hashing; a hash map otherwise.
+  if (hi - lo <= 4 * n + 4096) {
+    dense_ = true;
+    base_ = lo;
+    table_.assign(size_t{hi - lo} + 1, kNone);
+  }
+  for (size_t i = 0; i < api.size(); ++i) {
+    const ApiRecord& r = api[i];
+    if (!usableSource(r)) continue;
+    uint32_t& slot = dense_ ? table_[r.correlationId - base_]
+                            : map_.try_emplace(r.correlationId, kNone).first->second;
+    if (slot == kNone || outranks(r, api[slot])) slot = static_cast<uint32_t>(i);
+  }
+}
+
 }  // namespace cuptitrace

@@ -6,6 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/trace.h"
 
 namespace cuptitrace {
 
@@ -65,5 +70,50 @@ enum class OverlapPolicy : uint8_t {
 // slices changed, each counted once and marked `adjusted`. A slice touching
 // the end of another (start == end) is not an overlap.
 uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy);
+
+// ---- Shared by the timeline exporters (Chrome JSON, Perfetto protobuf) ------
+// Both draw the same timeline; what they must agree on lives here.
+
+// A record is drawn when it has a start and an end not before it.
+constexpr bool drawable(uint64_t start, uint64_t end) { return start != 0 && end >= start; }
+
+// Track and process names as a user sees them.
+std::string hostProcessName(const Trace& trace);  // the program, or "Process <pid>"
+// "GPU 0: NVIDIA H100 80GB HBM3", with the NVTX name of the device if it has one.
+std::string gpuProcessName(const Trace& trace, uint32_t device);
+// The NVTX name of the thread, "Main thread" (tid == pid) or "Thread <tid>".
+std::string hostThreadName(const Trace& trace, uint32_t tid);
+// The NVTX name of the stream or "Stream <id>".
+std::string streamTrackName(const Trace& trace, uint32_t stream);
+std::string syncTrackName(uint32_t context);  // "Synchronization (context 1)"
+inline constexpr const char* kOverheadTrackName = "CUPTI overhead";
+
+// The API record each correlation id's arrow starts from. When a runtime
+// call and the driver call it made share the id, the runtime call (the outer
+// one) is the source; among calls of one domain, the earliest and longest.
+// Calls that are not drawn and correlation id 0 (device-side launches,
+// unknown calls) are never sources.
+class LaunchIndex {
+ public:
+  static constexpr uint32_t kNone = 0xffffffffu;
+
+  explicit LaunchIndex(const ChunkedVector<ApiRecord>& api);
+
+  // Index of the API record that launched `correlationId`, or kNone.
+  uint32_t find(uint32_t correlationId) const {
+    if (dense_) {
+      const uint64_t at = uint64_t{correlationId} - base_;
+      return correlationId >= base_ && at < table_.size() ? table_[at] : kNone;
+    }
+    const auto it = map_.find(correlationId);
+    return it == map_.end() ? kNone : it->second;
+  }
+
+ private:
+  bool dense_ = false;
+  uint32_t base_ = 0;
+  std::vector<uint32_t> table_;
+  std::unordered_map<uint32_t, uint32_t> map_;
+};
 
 }  // namespace cuptitrace

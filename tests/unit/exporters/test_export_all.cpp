@@ -14,6 +14,7 @@
 #include "exporters/csv.h"
 #include "exporters/export_all.h"
 #include "exporters/native.h"
+#include "exporters/perfetto_proto.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {
@@ -79,6 +80,20 @@ TEST_CASE("exportAll writes native, JSON and every CSV table, and no partial fil
   writeCsvTable(trace, RecordKind::Kernel, kernels);
   CHECK(readFile(dir.path() / "run.kernels.csv") == kernels.str());
   CHECK_NOTHROW(nlohmann::json::parse(readFile(dir.path() / "run.json")));
+}
+
+TEST_CASE("exportAll writes the Perfetto protobuf file when asked", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const std::string prefix = (dir.path() / "run").string();
+  const ExportResult result = exportAll(trace, kFormatPftrace, prefix);
+  CHECK(result.errors.empty());
+  CHECK(fileNames(dir.path()) == std::set<std::string>{"run.pftrace"});
+  std::ostringstream expected;
+  writePerfettoProto(trace, expected);
+  CHECK(readFile(dir.path() / "run.pftrace") == expected.str());
+  CHECK(expected.str().size() > 100);
 }
 
 TEST_CASE("exportAll leaves out empty sync and overhead tables", "[export]") {

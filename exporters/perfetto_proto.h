@@ -1,0 +1,24 @@
+// Perfetto's own protobuf trace format (.pftrace), with the same timeline as
+// the Chrome JSON exporter (see DESIGN.md "What a user sees in Perfetto").
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+#include "core/trace.h"
+
+namespace cuptitrace {
+
+struct PerfettoExportStats {
+  uint64_t events = 0;   // TrackEvents written: slice begins and ends, instants
+  uint64_t packets = 0;  // TracePackets written (events, track descriptors, the first packet)
+  uint64_t bytes = 0;    // bytes written to the stream
+  uint64_t clamped = 0;  // slices moved or shortened so that no two on one track partially overlap
+  uint64_t flows = 0;    // launch -> GPU work arrows written (each has both of its ends)
+  uint64_t incomplete = 0;  // records not drawn: no start, or no end, or an end before the start
+};
+
+// Writes `trace` as a Perfetto protobuf trace: a sequence of TracePackets.
+PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out);
+
+}  // namespace cuptitrace

@@ -1,0 +1,1275 @@
+// Perfetto protobuf exporter: decode what it writes with the test-only
+// reader (proto_reader.h), replay it the way Perfetto's trace processor
+// reads it (sequence flags, interning, the incremental clock, tracks,
+// begin/end pairs, flows) and check the rules PERFETTO.md lists, the
+// timeline against the Chrome JSON exporter's, and exact bytes for a tiny
+// trace.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/demangle.h"
+#include "core/trace.h"
+#include "exporters/chrome_json.h"
+#include "exporters/perfetto_proto.h"
+#include "exporters/track_layout.h"
+#include "proto_reader.h"
+#include "trace_fixture.h"
+
+using namespace cuptitrace;
+using cuptitrace::testing::fillSampleTrace;
+using cuptitrace::testing::kHostileKernelName;
+using cuptitrace::testing::kUtf8Message;
+using cuptitrace::testing::longTemplateName;
+using cuptitrace::testing::proto::fromHex;
+using cuptitrace::testing::proto::Message;
+using cuptitrace::testing::proto::toHex;
+namespace wire = cuptitrace::testing::proto;
+using nlohmann::json;
+
+namespace {
+
+// Field numbers, from PERFETTO.md (not from the exporter: a wrong number
+// there must fail here).
+namespace f {
+// TracePacket
+constexpr uint32_t kClockSnapshot = 6, kTimestamp = 8, kSequenceId = 10, kTrackEvent = 11,
+                   kInternedData = 12, kSequenceFlags = 13, kTimestampClockId = 58, kDefaults = 59,
+                   kTrackDescriptor = 60;
+// TracePacketDefaults
+constexpr uint32_t kDefaultsClockId = 58;
+// ClockSnapshot and its Clock
+constexpr uint32_t kClocks = 1, kPrimaryClock = 2, kClockId = 1, kClockTimestamp = 2,
+                   kClockIncremental = 3;
+// TrackDescriptor, ProcessDescriptor, ThreadDescriptor
+constexpr uint32_t kUuid = 1, kName = 2, kProcess = 3, kThread = 4, kParent = 5,
+                   kChildOrdering = 11, kRank = 12, kMerge = 15;
+constexpr uint32_t kPid = 1, kCmdline = 2, kProcessName = 6, kTid = 2, kThreadName = 5;
+// TrackEvent
+constexpr uint32_t kCategoryIids = 3, kAnnotations = 4, kType = 9, kNameIid = 10, kTrackUuid = 11,
+                   kEventName = 23, kCategories = 22, kFlowIds = 47, kTerminatingFlowIds = 48;
+constexpr uint64_t kBegin = 1, kEnd = 2, kInstant = 3;
+// DebugAnnotation
+constexpr uint32_t kArgNameIid = 1, kArgName = 10, kBool = 2, kUint = 3, kInt = 4, kDouble = 5,
+                   kString = 6, kStringIid = 17;
+// InternedData
+constexpr uint32_t kInternedCategories = 1, kInternedNames = 2, kInternedArgNames = 3,
+                   kInternedStrings = 29;
+}  // namespace f
+
+constexpr uint32_t kHostPid = 4242;
+const uint32_t kGpuPid = gpuProcessId(kHostPid, 0);
+
+struct Arg {
+  enum Kind { Uint, Int, Bool, Double, String } kind = Uint;
+  uint64_t u = 0;
+  int64_t i = 0;
+  bool b = false;
+  double d = 0;
+  std::string s;
+};
+using Args = std::map<std::string, Arg>;
+
+struct Event {
+  size_t packet = 0;
+  uint64_t ts = 0;  // absolute, on the trace's clock
+  uint64_t type = 0;
+  uint64_t track = 0;
+  std::string name;
+  std::vector<std::string> categories;
+  Args args;
+  std::vector<uint64_t> flows, terminating;
+};
+
+struct TrackInfo {
+  uint64_t uuid = 0, parent = 0;
+  std::string name;
+  bool process = false, thread = false;
+  int64_t pid = -1, tid = -1;
+  std::string processName, threadName, cmdline;
+  uint64_t merge = 0, childOrdering = 0;
+  int64_t rank = -1;
+};
+
+// A slice: a SLICE_BEGIN and the SLICE_END that closed it.
+struct SliceOut {
+  Event begin;
+  uint64_t end = 0;
+  size_t depth = 0;
+};
+
+struct Decoded {
+  std::string bytes;
+  PerfettoExportStats stats;
+  std::vector<Message> packets;
+  std::vector<Event> events;
+  std::map<uint64_t, TrackInfo> tracks;
+  std::vector<SliceOut> slices;
+  std::vector<Event> instants;
+  std::vector<std::string> problems;  // every rule broken, in words
+  uint64_t clockReference = 0, realtimeReference = 0;
+
+  const TrackInfo& track(uint64_t uuid) const { return tracks.at(uuid); }
+  // The pid of the process a track belongs to.
+  int64_t pidOf(uint64_t uuid) const {
+    const TrackInfo& t = track(uuid);
+    if (t.process || t.thread) return t.pid;
+    return t.parent != 0 ? pidOf(t.parent) : -1;
+  }
+  // What the UI shows as the track's name.
+  std::string nameOf(uint64_t uuid) const {
+    const TrackInfo& t = track(uuid);
+    if (t.thread) return t.threadName;
+    if (t.process) return t.processName;
+    return t.name;
+  }
+  std::vector<SliceOut> slicesOf(const std::string& category) const {
+    std::vector<SliceOut> out;
+    for (const SliceOut& s : slices)
+      if (s.begin.categories == std::vector<std::string>{category}) out.push_back(s);
+    return out;
+  }
+  SliceOut sliceByCorrelation(const std::string& category, uint64_t correlation) const {
+    std::vector<SliceOut> found;
+    for (const SliceOut& s : slicesOf(category)) {
+      const auto it = s.begin.args.find("correlation");
+      if (it != s.begin.args.end() && it->second.u == correlation) found.push_back(s);
+    }
+    REQUIRE(found.size() == 1);
+    return found[0];
+  }
+  std::vector<SliceOut> slicesNamed(const std::string& name) const {
+    std::vector<SliceOut> out;
+    for (const SliceOut& s : slices)
+      if (s.begin.name == name) out.push_back(s);
+    return out;
+  }
+  const TrackInfo* processTrack(int64_t pid) const {
+    for (const auto& [uuid, t] : tracks)
+      if (t.process && t.pid == pid) return &t;
+    return nullptr;
+  }
+  // The track named `name` in process `pid`, or nullptr (or the first of several).
+  const TrackInfo* trackNamed(int64_t pid, const std::string& name) const {
+    for (const auto& [uuid, t] : tracks)
+      if (!t.process && pidOf(uuid) == pid && nameOf(uuid) == name) return &t;
+    return nullptr;
+  }
+};
+
+Args readArgs(const Message& event, const std::map<uint64_t, std::string>& names,
+              const std::map<uint64_t, std::string>& strings, std::vector<std::string>& problems) {
+  Args args;
+  for (const Message& a : event.msgs(f::kAnnotations)) {
+    std::string name;
+    if (a.has(f::kArgNameIid)) {
+      const auto it = names.find(a.u(f::kArgNameIid));
+      if (it == names.end()) {
+        problems.push_back("annotation name iid " + std::to_string(a.u(f::kArgNameIid)) +
+                           " used before it was defined");
+        continue;
+      }
+      name = it->second;
+    } else {
+      name = a.str(f::kArgName);
+    }
+    Arg v;
+    if (a.has(f::kUint)) {
+      v.kind = Arg::Uint;
+      v.u = a.u(f::kUint);
+    } else if (a.has(f::kInt)) {
+      v.kind = Arg::Int;
+      v.i = a.i(f::kInt);
+    } else if (a.has(f::kBool)) {
+      v.kind = Arg::Bool;
+      v.b = a.u(f::kBool) != 0;
+    } else if (a.has(f::kDouble)) {
+      v.kind = Arg::Double;
+      v.d = a.dbl(f::kDouble);
+    } else if (a.has(f::kString)) {
+      v.kind = Arg::String;
+      v.s = a.str(f::kString);
+    } else if (a.has(f::kStringIid)) {
+      v.kind = Arg::String;
+      const auto it = strings.find(a.u(f::kStringIid));
+      if (it == strings.end()) {
+        problems.push_back("string value iid " + std::to_string(a.u(f::kStringIid)) +
+                           " used before it was defined");
+      } else {
+        v.s = it->second;
+      }
+    } else {
+      problems.push_back("annotation " + name + " has no value");
+    }
+    if (args.count(name)) problems.push_back("annotation " + name + " written twice");
+    args[name] = v;
+  }
+  return args;
+}
+
+// Reads the trace back as Perfetto would, noting every rule it breaks.
+Decoded decode(std::string bytes, PerfettoExportStats stats = {}) {
+  Decoded d;
+  d.bytes = std::move(bytes);
+  d.stats = stats;
+  d.packets = wire::tracePackets(d.bytes);
+  auto problem = [&](size_t packet, const std::string& what) {
+    d.problems.push_back("packet " + std::to_string(packet) + ": " + what);
+  };
+  // Interned tables: categories, event names, annotation names, annotation strings.
+  std::map<uint32_t, std::map<uint64_t, std::string>> interned;
+  uint64_t defaultClock = 0;
+  bool incremental = false;
+  uint64_t clockValue = 0;  // the incremental clock's last value
+  uint64_t lastTs = 0;
+  for (size_t i = 0; i < d.packets.size(); ++i) {
+    const Message& p = d.packets[i];
+    if (!p.has(f::kSequenceId)) {
+      problem(i, "no trusted_packet_sequence_id");
+    } else if (p.u(f::kSequenceId) != d.packets[0].u(f::kSequenceId, 0) ||
+               p.u(f::kSequenceId) == 0) {
+      problem(i, "not on the one sequence");
+    }
+    const uint64_t flags = p.u(f::kSequenceFlags, 0);
+    if (i == 0 && flags != 3) problem(i, "first packet's flags are not 1|2");
+    if (i != 0 && flags != 2) problem(i, "flags are " + std::to_string(flags) + ", not 2");
+    if (p.has(f::kDefaults)) defaultClock = p.msg(f::kDefaults).u(f::kDefaultsClockId, 0);
+    if (p.has(f::kInternedData)) {
+      const Message data = p.msg(f::kInternedData);
+      for (const wire::Field& field : data.fields()) {
+        const Message entry(field.bytes);
+        const uint64_t iid = entry.u(1);
+        const std::string name = entry.str(2);
+        if (iid == 0) problem(i, "interned iid 0");
+        auto& table = interned[field.number];
+        const auto [it, added] = table.try_emplace(iid, name);
+        if (!added && it->second != name) problem(i, "iid " + std::to_string(iid) + " redefined");
+      }
+    }
+    if (p.has(f::kClockSnapshot)) {
+      if (i != 0) problem(i, "clock snapshot after the first packet");
+      const Message snapshot = p.msg(f::kClockSnapshot);
+      if (snapshot.u(f::kPrimaryClock, 0) != 1) problem(i, "trace clock is not REALTIME");
+      for (const Message& clock : snapshot.msgs(f::kClocks)) {
+        if (clock.u(f::kClockId) == 64) {
+          d.clockReference = clock.u(f::kClockTimestamp);
+          clockValue = d.clockReference;
+          incremental = clock.u(f::kClockIncremental, 0) != 0;
+        } else if (clock.u(f::kClockId) == 1) {
+          d.realtimeReference = clock.u(f::kClockTimestamp);
+        }
+      }
+      continue;  // trace processor reads nothing else of a clock snapshot packet
+    }
+    uint64_t ts = lastTs;
+    if (p.has(f::kTimestamp)) {
+      const uint64_t clock = p.u(f::kTimestampClockId, defaultClock);
+      if (clock != 64 || !incremental) {
+        problem(i, "timestamp not on the incremental sequence clock");
+      } else {
+        clockValue += p.u(f::kTimestamp);
+        ts = clockValue;
+      }
+    }
+    if (ts < lastTs) problem(i, "timestamp goes back");
+    lastTs = ts;
+    if (p.has(f::kTrackDescriptor)) {
+      const Message t = p.msg(f::kTrackDescriptor);
+      TrackInfo info;
+      info.uuid = t.u(f::kUuid);
+      info.parent = t.u(f::kParent, 0);
+      if (t.has(f::kName)) info.name = t.str(f::kName);
+      if (t.has(f::kProcess)) {
+        const Message process = t.msg(f::kProcess);
+        info.process = true;
+        info.pid = process.i(f::kPid);
+        info.processName = process.str(f::kProcessName);
+        if (process.has(f::kCmdline)) info.cmdline = process.str(f::kCmdline);
+      }
+      if (t.has(f::kThread)) {
+        const Message thread = t.msg(f::kThread);
+        info.thread = true;
+        info.pid = thread.i(f::kPid);
+        info.tid = thread.i(f::kTid);
+        info.threadName = thread.str(f::kThreadName);
+      }
+      info.merge = t.u(f::kMerge, 0);
+      info.childOrdering = t.u(f::kChildOrdering, 0);
+      if (t.has(f::kRank)) info.rank = t.i(f::kRank);
+      if (info.uuid == 0) problem(i, "track uuid 0");
+      if (!d.tracks.emplace(info.uuid, info).second)
+        problem(i, "track " + std::to_string(info.uuid) + " described twice");
+    }
+    if (p.has(f::kTrackEvent)) {
+      const Message t = p.msg(f::kTrackEvent);
+      Event e;
+      e.packet = i;
+      e.ts = ts;
+      e.type = t.u(f::kType);
+      e.track = t.u(f::kTrackUuid);
+      if (!p.has(f::kTimestamp)) problem(i, "event without a timestamp");
+      if (!d.tracks.count(e.track))
+        problem(i, "track " + std::to_string(e.track) + " not described");
+      if (t.has(f::kNameIid)) {
+        const auto& names = interned[f::kInternedNames];
+        const auto it = names.find(t.u(f::kNameIid));
+        if (it == names.end()) {
+          problem(i, "event name iid " + std::to_string(t.u(f::kNameIid)) + " not defined");
+        } else {
+          e.name = it->second;
+        }
+      } else if (t.has(f::kEventName)) {
+        e.name = t.str(f::kEventName);
+      }
+      for (uint64_t iid : t.all(f::kCategoryIids, wire::kVarint)) {
+        const auto& categories = interned[f::kInternedCategories];
+        const auto it = categories.find(iid);
+        if (it == categories.end()) {
+          problem(i, "category iid " + std::to_string(iid) + " not defined");
+        } else {
+          e.categories.push_back(it->second);
+        }
+      }
+      for (const wire::Field& field : t.fields())
+        if (field.number == f::kCategories) e.categories.emplace_back(field.bytes);
+      e.args =
+          readArgs(t, interned[f::kInternedArgNames], interned[f::kInternedStrings], d.problems);
+      e.flows = t.all(f::kFlowIds, wire::kFixed64);
+      e.terminating = t.all(f::kTerminatingFlowIds, wire::kFixed64);
+      d.events.push_back(e);
+    }
+  }
+
+  for (const auto& [uuid, t] : d.tracks)
+    if (t.parent != 0 && !d.tracks.count(t.parent))
+      d.problems.push_back("track " + std::to_string(uuid) + ": parent not described");
+
+  // Per track: begins and ends balance, ends close the innermost open slice.
+  std::map<uint64_t, std::vector<size_t>> open;  // track -> indices into events
+  std::map<uint64_t, uint64_t> lastOnTrack;
+  for (size_t k = 0; k < d.events.size(); ++k) {
+    const Event& e = d.events[k];
+    auto& last = lastOnTrack[e.track];
+    if (e.ts < last) d.problems.push_back("event " + std::to_string(k) + " goes back on its track");
+    last = e.ts;
+    auto& stack = open[e.track];
+    if (e.type == f::kBegin) {
+      stack.push_back(k);
+    } else if (e.type == f::kEnd) {
+      if (stack.empty()) {
+        d.problems.push_back("SLICE_END with nothing open on track " + std::to_string(e.track));
+        continue;
+      }
+      d.slices.push_back({d.events[stack.back()], e.ts, stack.size() - 1});
+      stack.pop_back();
+    } else if (e.type == f::kInstant) {
+      d.instants.push_back(e);
+    } else {
+      d.problems.push_back("event of type " + std::to_string(e.type));
+    }
+  }
+  for (const auto& [track, stack] : open)
+    if (!stack.empty())
+      d.problems.push_back("track " + std::to_string(track) + ": slices left open");
+  return d;
+}
+
+Decoded exportTrace(const Trace& trace) {
+  std::ostringstream out;
+  const PerfettoExportStats stats = writePerfettoProto(trace, out);
+  Decoded d = decode(out.str(), stats);
+  CHECK(d.stats.bytes == d.bytes.size());
+  return d;
+}
+
+Decoded exportSample() {
+  Trace t;
+  fillSampleTrace(t);
+  return exportTrace(t);
+}
+
+std::string problems(const Decoded& d) {
+  std::string out;
+  for (const std::string& p : d.problems) out += p + "\n";
+  return out;
+}
+
+// A trace with just what a test adds, on the sample's pid and base.
+void initTrace(Trace& t) {
+  t.meta.pid = kHostPid;
+  t.meta.processName = "app";
+  t.meta.baseTimestampNs = 1'000'000'000ull;
+  t.devices.push_back({0, "NVIDIA H100 80GB HBM3", 9, 0, 132, 85ull << 30, 1980000, "GPU-1234"});
+}
+void addApi(Trace& t, uint64_t start, uint64_t end, uint32_t correlation, uint32_t tid = kHostPid,
+            ApiDomain domain = ApiDomain::Runtime, const char* name = "cudaLaunchKernel") {
+  ApiRecord r{};
+  r.start = start;
+  r.end = end;
+  r.name = t.strings.intern(name);
+  r.correlationId = correlation;
+  r.threadId = tid;
+  r.domain = static_cast<uint8_t>(domain);
+  t.store.add(r);
+}
+void addKernel(Trace& t, uint64_t start, uint64_t end, uint32_t correlation, uint32_t stream = 7,
+               const std::string& name = "_Z3addPfS_S_i") {
+  KernelRecord k{};
+  k.start = start;
+  k.end = end;
+  k.name = t.strings.intern(name);
+  k.correlationId = correlation;
+  k.contextId = 1;
+  k.streamId = stream;
+  k.gridX = k.gridY = k.gridZ = 1;
+  k.blockX = k.blockY = k.blockZ = 1;
+  t.store.add(k);
+}
+void addNvtx(Trace& t, NvtxType type, uint64_t start, uint64_t end, const std::string& message,
+             uint32_t tid = kHostPid) {
+  NvtxRecord n{};
+  n.type = static_cast<uint8_t>(type);
+  n.start = start;
+  n.end = end;
+  n.message = t.strings.intern(message);
+  n.threadId = n.endThreadId = tid;
+  t.store.add(n);
+}
+
+}  // namespace
+
+TEST_CASE("pftrace: every packet is on one sequence, cleared first", "[pftrace]") {
+  const Decoded d = exportSample();
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  REQUIRE(d.packets.size() > 2);
+  CHECK(d.stats.packets == d.packets.size());
+  CHECK(d.stats.events == d.events.size());
+  for (const Message& p : d.packets) CHECK(p.u(f::kSequenceId) == 1);
+  CHECK(d.packets[0].u(f::kSequenceFlags) == 3);
+  for (size_t i = 1; i < d.packets.size(); ++i) CHECK(d.packets[i].u(f::kSequenceFlags) == 2);
+  // The first packet: interned data, the default clock, the snapshot defining it.
+  CHECK(d.packets[0].has(f::kInternedData));
+  CHECK(d.packets[0].msg(f::kDefaults).u(f::kDefaultsClockId) == 64);
+  CHECK(d.clockReference == 1'000'000'000ull);
+  CHECK(d.realtimeReference == 1'000'000'000ull);  // no wall-clock offset known: equal
+}
+
+TEST_CASE("pftrace: interned names are defined before use, and only once", "[pftrace]") {
+  const Decoded d = exportSample();
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  // Nothing that repeats is written inline: names and strings go by iid.
+  for (const Message& p : d.packets) {
+    if (!p.has(f::kTrackEvent)) continue;
+    const Message e = p.msg(f::kTrackEvent);
+    CHECK_FALSE(e.has(f::kEventName));
+    CHECK_FALSE(e.has(f::kCategories));
+    CHECK(e.count(f::kCategoryIids) <= 1);
+  }
+  // Each kernel name is sent once though the sample uses it in two places.
+  size_t longNames = 0;
+  for (const Message& p : d.packets) {
+    if (!p.has(f::kInternedData)) continue;
+    for (const Message& n : p.msg(f::kInternedData).msgs(f::kInternedNames))
+      longNames += n.str(2) == longTemplateName() ? 1 : 0;
+  }
+  CHECK(longNames == 1);
+}
+
+TEST_CASE("pftrace: every event's track is described, every parent too", "[pftrace]") {
+  const Decoded d = exportSample();
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  for (const Event& e : d.events) CHECK(d.tracks.count(e.track) == 1);
+  // Descriptors come before every event.
+  size_t lastDescriptor = 0, firstEvent = d.packets.size();
+  for (size_t i = 0; i < d.packets.size(); ++i) {
+    if (d.packets[i].has(f::kTrackDescriptor)) lastDescriptor = i;
+    if (d.packets[i].has(f::kTrackEvent)) firstEvent = std::min(firstEvent, i);
+  }
+  CHECK(lastDescriptor < firstEvent);
+}
+
+TEST_CASE("pftrace: slices balance and nest on every track, in timestamp order", "[pftrace]") {
+  const Decoded d = exportSample();
+  INFO(problems(d));
+  CHECK(d.problems.empty());  // balance, ends on open slices, no time going back
+  // No partial overlap: per track, any two slices are disjoint or nested.
+  std::map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> byTrack;
+  for (const SliceOut& s : d.slices) byTrack[s.begin.track].push_back({s.begin.ts, s.end});
+  for (auto& [track, list] : byTrack) {
+    for (const auto& a : list)
+      for (const auto& b : list) {
+        const bool disjoint = a.second <= b.first || b.second <= a.first;
+        const bool nested = (a.first <= b.first && b.second <= a.second) ||
+                            (b.first <= a.first && a.second <= b.second);
+        CHECK((disjoint || nested));
+      }
+  }
+  // File order is timestamp order.
+  for (size_t i = 1; i < d.events.size(); ++i) CHECK(d.events[i - 1].ts <= d.events[i].ts);
+  CHECK(d.stats.clamped == 0);
+}
+
+TEST_CASE("pftrace: one slice or instant per drawn record, in its category", "[pftrace]") {
+  const Decoded d = exportSample();
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  CHECK(d.slicesOf("kernel").size() == 3);
+  CHECK(d.slicesOf("memcpy").size() == 2);
+  CHECK(d.slicesOf("memset").size() == 1);
+  CHECK(d.slicesOf("cuda_runtime").size() == 6);
+  CHECK(d.slicesOf("cuda_driver").size() == 1);
+  CHECK(d.slicesOf("nvtx").size() == 2 + 1);  // push/pop ranges and the start/end range
+  CHECK(d.slicesOf("sync").size() == 1);
+  CHECK(d.slicesOf("overhead").size() == 1);
+  REQUIRE(d.instants.size() == 2);
+  CHECK(d.instants[0].categories == std::vector<std::string>{"metadata"});
+  CHECK(d.instants[1].categories == std::vector<std::string>{"nvtx"});
+  CHECK(d.instants[1].name == "checkpoint");
+  CHECK(d.slices.size() == 3 + 2 + 1 + 7 + 3 + 1 + 1);
+  CHECK(d.events.size() == 2 * d.slices.size() + 2);
+  CHECK(d.stats.events == d.events.size());
+}
+
+TEST_CASE("pftrace: processes, threads and streams carry their names", "[pftrace]") {
+  const Decoded d = exportSample();
+  const TrackInfo* host = d.processTrack(kHostPid);
+  REQUIRE(host != nullptr);
+  CHECK(host->processName == "sample_app");
+  CHECK(host->cmdline == "./sample_app --flag \"x\"");
+  const TrackInfo* gpu = d.processTrack(kGpuPid);
+  REQUIRE(gpu != nullptr);
+  CHECK(gpu->processName == "GPU 0: NVIDIA H100 80GB HBM3");
+  CHECK(gpu->childOrdering == 3);  // EXPLICIT: streams by id
+
+  const TrackInfo* main = d.trackNamed(kHostPid, "Main thread");
+  REQUIRE(main != nullptr);
+  CHECK(main->thread);
+  CHECK(main->tid == kHostPid);
+  const TrackInfo* worker = d.trackNamed(kHostPid, "worker");
+  REQUIRE(worker != nullptr);
+  CHECK(worker->tid == 4243);
+  const TrackInfo* overhead = d.trackNamed(kHostPid, "CUPTI overhead");
+  REQUIRE(overhead != nullptr);
+  CHECK(overhead->merge == 2);
+  const TrackInfo* stream7 = d.trackNamed(kGpuPid, "Stream 7");
+  REQUIRE(stream7 != nullptr);
+  CHECK(stream7->parent == gpu->uuid);
+  CHECK(stream7->rank == 7);
+  CHECK(stream7->merge == 2);  // NONE: streams never merge, whatever NVTX names them
+  const TrackInfo* stream9 = d.trackNamed(kGpuPid, "copy \"stream\"");
+  REQUIRE(stream9 != nullptr);
+  CHECK(stream9->rank == 9);
+  CHECK(stream9->merge == 2);
+  const TrackInfo* sync = d.trackNamed(kGpuPid, "Synchronization (context 1)");
+  REQUIRE(sync != nullptr);
+  CHECK(sync->merge == 2);
+  const TrackInfo* async = d.trackNamed(kHostPid, "async range");
+  REQUIRE(async != nullptr);
+  CHECK(async->parent == host->uuid);
+
+  // Work sits on its stream of its GPU; calls on their thread.
+  CHECK(d.sliceByCorrelation("kernel", 13).begin.track == stream9->uuid);
+  CHECK(d.sliceByCorrelation("kernel", 11).begin.track == stream7->uuid);
+  CHECK(d.sliceByCorrelation("cuda_runtime", 13).begin.track == worker->uuid);
+  CHECK(d.sliceByCorrelation("sync", 16).begin.track == sync->uuid);
+  CHECK(d.slicesOf("overhead").at(0).begin.track == overhead->uuid);
+}
+
+TEST_CASE("pftrace: hostile names survive exactly", "[pftrace]") {
+  const Decoded d = exportSample();
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  const SliceOut k1 = d.sliceByCorrelation("kernel", 11);
+  CHECK(k1.begin.name == demangle(kHostileKernelName));
+  CHECK(k1.begin.args.at("mangled_name").s == kHostileKernelName);
+  const SliceOut k2 = d.sliceByCorrelation("kernel", 12);
+  CHECK(k2.begin.name == longTemplateName());
+  CHECK(k2.begin.args.at("mangled_name").s == longTemplateName());
+  CHECK(d.sliceByCorrelation("kernel", 13).begin.name == "add(float*, float*, float*, int)");
+  const auto utf8 = d.slicesNamed(kUtf8Message);
+  REQUIRE(utf8.size() == 1);
+  CHECK(utf8[0].begin.args.at("domain").s == "my domain");
+}
+
+TEST_CASE("pftrace: invalid UTF-8 becomes U+FFFD, as in the JSON", "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  addKernel(t, b + 10, b + 20, 0, 7, "bad\xFF\xFE name\xC3");
+  addNvtx(t, NvtxType::PushPop, b + 5, b + 30, "cut \xE2\x82");
+  t.threadNames[kHostPid] = "thread \xC0\xAF";
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  const std::string r = "\xEF\xBF\xBD";
+  CHECK(d.slicesOf("kernel").at(0).begin.name == "bad" + r + r + " name" + r);
+  CHECK(d.slicesOf("kernel").at(0).begin.args.at("mangled_name").s == "bad" + r + r + " name" + r);
+  CHECK(d.slicesOf("nvtx").at(0).begin.name == "cut " + r);
+  CHECK(d.trackNamed(kHostPid, "thread " + r + r) != nullptr);
+}
+
+TEST_CASE("pftrace: each flow id starts once at the launch and ends once at the GPU work",
+          "[pftrace]") {
+  const Decoded d = exportSample();
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  std::map<uint64_t, int> starts, ends;
+  std::map<uint64_t, const Event*> from, to;
+  for (const Event& e : d.events) {
+    for (uint64_t id : e.flows) {
+      ++starts[id];
+      from[id] = &e;
+      CHECK(e.type == f::kBegin);
+    }
+    for (uint64_t id : e.terminating) {
+      ++ends[id];
+      to[id] = &e;
+      CHECK(e.type == f::kBegin);
+    }
+  }
+  CHECK(starts.size() == 6);
+  CHECK(ends.size() == 6);
+  CHECK(d.stats.flows == 6);
+  for (const auto& [id, n] : starts) {
+    CHECK(n == 1);
+    CHECK(ends.count(id) == 1);
+  }
+  for (const auto& [id, n] : ends) {
+    CHECK(n == 1);
+    CHECK(starts.count(id) == 1);
+  }
+  // Every kernel, copy and set ends an arrow from the call with its correlation id.
+  for (const char* category : {"kernel", "memcpy", "memset"}) {
+    for (const SliceOut& work : d.slicesOf(category)) {
+      REQUIRE(work.begin.terminating.size() == 1);
+      const Event* source = from.at(work.begin.terminating[0]);
+      CHECK(source->args.at("correlation").u == work.begin.args.at("correlation").u);
+      CHECK(d.pidOf(source->track) == kHostPid);
+      CHECK(source->ts <= work.begin.ts);
+    }
+  }
+  // Correlation 11 has a runtime and a driver call: the arrow leaves the runtime one.
+  CHECK(d.sliceByCorrelation("cuda_runtime", 11).begin.flows.size() == 1);
+  CHECK(d.sliceByCorrelation("cuda_driver", 11).begin.flows.empty());
+  // Flow ids carry the pid in their high half.
+  for (const auto& [id, n] : starts) CHECK(id >> 32 == kHostPid);
+}
+
+TEST_CASE("pftrace: a graph launch starts one arrow per kernel", "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  addApi(t, b + 100, b + 200, 5, kHostPid, ApiDomain::Runtime, "cudaGraphLaunch");
+  addKernel(t, b + 300, b + 400, 5);
+  addKernel(t, b + 400, b + 500, 5);
+  addKernel(t, b + 400, b + 450, 5, 8);
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  const SliceOut launch = d.slicesNamed("cudaGraphLaunch").at(0);
+  REQUIRE(launch.begin.flows.size() == 3);
+  std::set<uint64_t> ids(launch.begin.flows.begin(), launch.begin.flows.end());
+  CHECK(ids.size() == 3);
+  for (const SliceOut& k : d.slicesOf("kernel")) {
+    REQUIRE(k.begin.terminating.size() == 1);
+    CHECK(ids.erase(k.begin.terminating[0]) == 1);
+  }
+  CHECK(ids.empty());
+  CHECK(d.stats.flows == 3);
+}
+
+TEST_CASE("pftrace: no flow is written with a missing end", "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  addApi(t, b + 100, b + 200, 1);  // its kernel was not collected (end 0)
+  addKernel(t, b + 300, 0, 1);
+  addApi(t, b + 400, b + 500, 2);     // launched nothing that was recorded
+  addKernel(t, b + 600, b + 700, 3);  // its launch call was not recorded
+  addApi(t, 0, b + 750, 4);           // launch call without a start
+  addKernel(t, b + 800, b + 900, 4);
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  for (const Event& e : d.events) {
+    CHECK(e.flows.empty());
+    CHECK(e.terminating.empty());
+  }
+  CHECK(d.stats.flows == 0);
+  CHECK(d.stats.incomplete == 2);
+}
+
+TEST_CASE("pftrace: arguments of kernels, copies, sets, syncs, calls and overhead", "[pftrace]") {
+  const Decoded d = exportSample();
+  const Args k = d.sliceByCorrelation("kernel", 13).begin.args;
+  CHECK(k.at("grid").s == "[128,1,1]");
+  CHECK(k.at("block").s == "[256,1,1]");
+  CHECK(k.at("registers_per_thread").u == 32);
+  CHECK(k.at("static_shared_memory").kind == Arg::Int);
+  CHECK(k.at("static_shared_memory").i == 1024);
+  CHECK(k.at("dynamic_shared_memory").i == 0);
+  CHECK(k.at("device").u == 0);
+  CHECK(k.at("context").u == 1);
+  CHECK(k.at("stream").u == 9);
+  CHECK(k.at("launch_type").s == "Regular");
+  CHECK_FALSE(k.count("graph_id"));
+  CHECK_FALSE(k.count("clamped_ns"));
+
+  const SliceOut h2d = d.sliceByCorrelation("memcpy", 14);
+  CHECK(h2d.begin.name == "Memcpy HtoD (Pinned -> Device)");
+  CHECK(h2d.begin.args.at("bytes").u == 1 << 20);
+  CHECK(h2d.begin.args.at("copy_kind").s == "HtoD");
+  CHECK(h2d.begin.args.at("src_kind").s == "Pinned");
+  CHECK(h2d.begin.args.at("dst_kind").s == "Device");
+  CHECK(h2d.begin.args.at("async").b);
+  CHECK(h2d.begin.args.at("bandwidth_GBps").d == Approx(104.8576));
+  CHECK(h2d.end - h2d.begin.ts == 10000);
+  CHECK(d.sliceByCorrelation("memcpy", 16).begin.name == "Memcpy DtoH (Device -> Pageable)");
+  CHECK_FALSE(d.sliceByCorrelation("memcpy", 16).begin.args.at("async").b);
+
+  const SliceOut set = d.sliceByCorrelation("memset", 15);
+  CHECK(set.begin.name == "Memset (Device)");
+  CHECK(set.begin.args.at("memory_kind").s == "Device");
+  CHECK(set.begin.args.at("value").u == 0);
+  CHECK(set.depth == 1);  // inside the copy on stream 9: nested, not clamped
+
+  const SliceOut sync = d.slicesOf("sync").at(0);
+  CHECK(sync.begin.name == "StreamSynchronize");
+  CHECK(sync.begin.args.at("stream").u == 7);
+  CHECK_FALSE(sync.begin.args.count("event"));
+
+  const SliceOut driver = d.sliceByCorrelation("cuda_driver", 11);
+  CHECK(driver.begin.name == "cuLaunchKernel");
+  CHECK(driver.begin.args.at("cbid").u == 211);
+  CHECK(driver.begin.args.at("return_value").u == 0);
+  CHECK(driver.begin.args.at("domain").s == "driver");
+  CHECK(driver.depth == 3);  // in the runtime call, in two NVTX ranges
+
+  const SliceOut overhead = d.slicesOf("overhead").at(0);
+  CHECK(overhead.begin.name == "CUPTI buffer flush");
+  CHECK(overhead.begin.args.at("thread").u == 4242);
+  CHECK_FALSE(overhead.begin.args.count("device"));
+
+  // The trace's own description, on the host process.
+  const Event& meta = d.instants.at(0);
+  CHECK(meta.name == "cuptitrace");
+  CHECK(meta.track == d.processTrack(kHostPid)->uuid);
+  CHECK(meta.ts == d.clockReference);
+  CHECK(meta.args.at("tool_version").s == "test");
+  CHECK(meta.args.at("clock").s == "cupti");
+  CHECK(meta.args.at("flows").u == 6);
+  CHECK(meta.args.at("dropped_records").u == 0);
+  CHECK(meta.args.at("counters.dropped.cupti").u == 0);
+}
+
+TEST_CASE("pftrace: NVTX ranges, marks and start/end ranges", "[pftrace]") {
+  const Decoded d = exportSample();
+  const SliceOut outer = d.slicesNamed("outer").at(0);
+  CHECK(outer.begin.args.at("color").s == "#FF00FF00");
+  CHECK(outer.begin.args.at("depth").u == 0);
+  CHECK(d.nameOf(outer.begin.track) == "Main thread");
+  CHECK(outer.end - outer.begin.ts == 49500);
+  const SliceOut inner = d.slicesNamed(kUtf8Message).at(0);
+  CHECK(inner.depth == 1);
+  CHECK(inner.begin.args.at("category").u == 3);
+
+  const Event& mark = d.instants.at(1);
+  CHECK(mark.ts == 1'000'007'000ull);
+  CHECK(d.nameOf(mark.track) == "worker");
+
+  const SliceOut range = d.slicesNamed("async range").at(0);
+  CHECK(range.begin.ts == 1'000'002'000ull);
+  CHECK(range.end == 1'000'035'000ull);
+  CHECK(range.begin.args.at("range_id").u == 77);
+  CHECK(range.begin.args.at("thread").u == 4242);
+  CHECK(range.begin.args.at("end_thread").u == 4243);
+  CHECK(d.track(range.begin.track).parent == d.processTrack(kHostPid)->uuid);
+}
+
+TEST_CASE("pftrace: overlapping start/end ranges go on lanes of their name", "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  addNvtx(t, NvtxType::StartEnd, b + 100, b + 300, "load");
+  addNvtx(t, NvtxType::StartEnd, b + 200, b + 400, "load");  // overlaps the first
+  addNvtx(t, NvtxType::StartEnd, b + 300, b + 350, "load");  // fits after the first
+  addNvtx(t, NvtxType::StartEnd, b + 150, b + 250, "step");  // another name
+  addNvtx(t, NvtxType::StartEnd, b + 500, b + 500, "load");  // empty: an instant
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  const auto loads = d.slicesNamed("load");
+  REQUIRE(loads.size() == 3);
+  std::set<uint64_t> lanes;
+  for (const SliceOut& s : loads) {
+    lanes.insert(s.begin.track);
+    CHECK(d.nameOf(s.begin.track) == "load");
+    CHECK(s.depth == 0);
+  }
+  CHECK(lanes.size() == 2);
+  auto startingAt = [&](uint64_t ts) {
+    for (const SliceOut& s : loads)
+      if (s.begin.ts == ts) return s.begin.track;
+    FAIL("no range starts at " << ts);
+    return uint64_t{0};
+  };
+  CHECK(startingAt(b + 100) != startingAt(b + 200));
+  CHECK(startingAt(b + 100) == startingAt(b + 300));
+  const SliceOut step = d.slicesNamed("step").at(0);
+  CHECK(lanes.count(step.begin.track) == 0);
+  REQUIRE(d.instants.size() == 2);
+  CHECK(d.instants[1].name == "load");
+  CHECK(d.instants[1].ts == b + 500);
+  // Lanes of one name keep the default merge: one track in the UI.
+  for (uint64_t lane : lanes) CHECK(d.track(lane).merge == 0);
+}
+
+TEST_CASE("pftrace: overlapping kernels on one stream are separated and counted", "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  addKernel(t, b + 100, b + 300, 1);
+  addKernel(t, b + 200, b + 400, 2);     // 100 ns of clock jitter into the first
+  addKernel(t, b + 250, b + 350, 3, 8);  // another stream: no conflict
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  CHECK(d.stats.clamped == 1);
+  const SliceOut first = d.sliceByCorrelation("kernel", 1);
+  CHECK(first.begin.ts == b + 100);
+  CHECK(first.end == b + 300);
+  const SliceOut second = d.sliceByCorrelation("kernel", 2);
+  CHECK(second.begin.ts == b + 300);  // starts where the earlier ends, keeps its end
+  CHECK(second.end == b + 400);
+  CHECK(second.depth == 0);
+  CHECK(second.begin.args.at("clamped_ns").u == 100);
+  const SliceOut other = d.sliceByCorrelation("kernel", 3);
+  CHECK(other.begin.ts == b + 250);
+  CHECK(other.end == b + 350);
+  CHECK(d.instants.at(0).args.at("clamped_slices").u == 1);
+}
+
+TEST_CASE("pftrace: a slice ending where the next begins is closed first", "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  addKernel(t, b + 100, b + 200, 1);
+  addKernel(t, b + 200, b + 300, 2);
+  addKernel(t, b + 300, b + 400, 3);
+  addKernel(t, b + 300, b + 300, 4);  // empty, at the start of another: nested in it
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  std::vector<std::pair<uint64_t, uint64_t>> order;  // (ts, type) in file order
+  for (const Event& e : d.events)
+    if (e.categories == std::vector<std::string>{"kernel"} || e.type == f::kEnd)
+      order.push_back({e.ts - b, e.type});
+  const std::vector<std::pair<uint64_t, uint64_t>> expected = {
+      {100, f::kBegin}, {200, f::kEnd},   {200, f::kBegin}, {300, f::kEnd},
+      {300, f::kBegin}, {300, f::kBegin}, {300, f::kEnd},   {400, f::kEnd}};
+  CHECK(order == expected);
+  for (const SliceOut& s : d.slicesOf("kernel"))
+    CHECK(s.depth == (s.begin.args.at("correlation").u == 4 ? 1 : 0));
+  CHECK(d.sliceByCorrelation("kernel", 2).end == b + 300);
+  CHECK(d.stats.clamped == 0);
+}
+
+TEST_CASE("pftrace: timestamps keep every nanosecond of a realistic clock", "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  t.meta.baseTimestampNs = 1'700'000'000'123'456'789ull;
+  t.meta.startTimestampNs = t.meta.baseTimestampNs;
+  t.meta.startRealtimeNs = t.meta.baseTimestampNs + 5'000;  // the wall clock is 5 us ahead
+  const uint64_t b = t.meta.baseTimestampNs;
+  addKernel(t, b + 1, b + 1 + 1234567, 0);
+  addApi(t, b + 2, b + 7'000'000'000'001ull, 1);  // lasts about 2 hours
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  const SliceOut k = d.slicesOf("kernel").at(0);
+  CHECK(k.begin.ts == b + 1);
+  CHECK(k.end == b + 1 + 1234567);
+  const SliceOut call = d.slicesOf("cuda_runtime").at(0);
+  CHECK(call.begin.ts == b + 2);
+  CHECK(call.end == b + 7'000'000'000'001ull);
+  CHECK(d.clockReference == b);
+  CHECK(d.realtimeReference == b + 5'000);
+  // Deltas are small: no packet holds an absolute timestamp.
+  for (const Message& p : d.packets)
+    if (p.has(f::kTimestamp)) CHECK(p.u(f::kTimestamp) < 7'000'000'000'001ull);
+}
+
+TEST_CASE("pftrace: a record before the base moves the clock's reference", "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  addKernel(t, b + 1, b + 10, 0);
+  addApi(t, b - 500, b + 5, 1);
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  CHECK(d.clockReference == b - 500);
+  CHECK(d.slicesOf("cuda_runtime").at(0).begin.ts == b - 500);
+  CHECK(d.slicesOf("kernel").at(0).begin.ts == b + 1);
+}
+
+TEST_CASE("pftrace: incomplete records are not drawn but counted", "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  addKernel(t, b + 100, b + 200, 1);
+  addKernel(t, b + 300, 0, 2);     // end not collected
+  addKernel(t, 0, b + 500, 3);     // no start
+  addApi(t, b + 600, b + 550, 4);  // end before start
+  addNvtx(t, NvtxType::Mark, 0, 0, "lost mark");
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  CHECK(d.stats.incomplete == 4);
+  CHECK(d.slices.size() == 1);
+  CHECK(d.instants.size() == 1);  // the trace's description only
+  CHECK(d.instants[0].args.at("incomplete_records").u == 4);
+}
+
+TEST_CASE("pftrace: an empty trace is a valid trace", "[pftrace]") {
+  Trace t;
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  CHECK(d.slices.empty());
+  CHECK(d.instants.size() == 1);
+  CHECK(d.stats.flows == 0);
+  CHECK(d.processTrack(0) != nullptr);
+}
+
+// The same timeline as the Chrome JSON exporter: every X slice there is a
+// slice here on the track of the same name in the same process, with the
+// same name, times and arguments; marks and async ranges likewise.
+TEST_CASE("pftrace: the timeline is the Chrome JSON exporter's", "[pftrace]") {
+  Trace t;
+  fillSampleTrace(t);
+  // Clamping and moving too: a kernel that overlaps another, a call that
+  // outlives its range.
+  const uint64_t b = t.meta.baseTimestampNs;
+  addKernel(t, b + 25000, b + 27000, 0, 7);
+  addNvtx(t, NvtxType::PushPop, b + 60000, b + 60300, "range");
+  addApi(t, b + 60200, b + 60400, 99, kHostPid, ApiDomain::Runtime, "cudaFree");
+
+  std::ostringstream jsonOut;
+  const JsonExportStats jsonStats = writeChromeJson(t, jsonOut);
+  const json doc = json::parse(jsonOut.str());
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  CHECK(d.stats.clamped == jsonStats.clamped);
+  CHECK(d.stats.clamped == 2);
+  CHECK(d.stats.flows == jsonStats.flows);
+
+  const uint64_t base = doc["metadata"]["base_timestamp_ns"].get<uint64_t>();
+  auto ns = [&](const json& micros) { return std::llround(micros.get<double>() * 1000.0); };
+  std::map<std::pair<int64_t, int64_t>, std::string> threadNames;
+  for (const json& e : doc["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      threadNames[{e["pid"].get<int64_t>(), e["tid"].get<int64_t>()}] = e["args"]["name"];
+
+  auto toJson = [](const Arg& a) -> json {
+    switch (a.kind) {
+      case Arg::Uint:
+        return a.u;
+      case Arg::Int:
+        return a.i;
+      case Arg::Bool:
+        return a.b;
+      case Arg::Double:
+        return a.d;
+      case Arg::String:
+        return a.s;
+    }
+    return nullptr;
+  };
+  auto sameArgs = [&](const json& expected, Args actual, const std::string& what,
+                      bool startEnd = false) {
+    INFO(what);
+    if (startEnd) {  // ours also say which thread started and ended the range
+      actual.erase("thread");
+      actual.erase("end_thread");
+    }
+    for (const auto& [key, value] : expected.items()) {
+      INFO(key);
+      REQUIRE(actual.count(key) == 1);
+      const json mine = toJson(actual.at(key));
+      if (value.is_number_float() || mine.is_number_float()) {
+        CHECK(mine.get<double>() == Approx(value.get<double>()).epsilon(1e-5));
+      } else {
+        CHECK(mine == value);
+      }
+      actual.erase(key);
+    }
+    CHECK(actual.empty());
+  };
+
+  // X slices.
+  using Key = std::tuple<int64_t, std::string, std::string, int64_t, int64_t>;
+  std::multimap<Key, json> jsonSlices;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const int64_t pid = e["pid"];
+    const std::string track = threadNames.at({pid, e["tid"].get<int64_t>()});
+    jsonSlices.insert(
+        {Key{pid, track, e["name"], static_cast<int64_t>(base) + ns(e["ts"]), ns(e["dur"])}, e});
+  }
+  size_t matched = 0;
+  for (const SliceOut& s : d.slices) {
+    if (d.nameOf(s.begin.track) == "async range") continue;  // an async range in JSON
+    const Key key{d.pidOf(s.begin.track), d.nameOf(s.begin.track), s.begin.name,
+                  static_cast<int64_t>(s.begin.ts), static_cast<int64_t>(s.end - s.begin.ts)};
+    const auto it = jsonSlices.find(key);
+    INFO(s.begin.name << " at " << s.begin.ts);
+    REQUIRE(it != jsonSlices.end());
+    CHECK(it->second["cat"] == s.begin.categories.at(0));
+    sameArgs(it->second["args"], s.begin.args, s.begin.name);
+    jsonSlices.erase(it);
+    ++matched;
+  }
+  CHECK(jsonSlices.empty());
+  CHECK(matched == 3 + 1 + 2 + 1 + 8 + 3 + 1 + 1);
+
+  // Marks and async ranges.
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "i") {
+      const auto found = std::find_if(d.instants.begin(), d.instants.end(),
+                                      [&](const Event& x) { return x.name == e["name"]; });
+      REQUIRE(found != d.instants.end());
+      CHECK(found->ts == base + static_cast<uint64_t>(ns(e["ts"])));
+      CHECK(d.nameOf(found->track) == threadNames.at({e["pid"], e["tid"]}));
+      sameArgs(e["args"], found->args, e["name"]);
+    } else if (e["ph"] == "b") {
+      const SliceOut range = d.slicesNamed(e["name"]).at(0);
+      CHECK(range.begin.ts == base + static_cast<uint64_t>(ns(e["ts"])));
+      sameArgs(e["args"], range.begin.args, e["name"], true);
+    }
+  }
+}
+
+// Exact bytes of a tiny trace: one kernel on stream 2 of GPU 0 in process 7,
+// written out by hand from the field numbers of PERFETTO.md. Each packet is
+// `0a <length>` (Trace.packet = 1); a tag is (field << 3) | wire type.
+TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
+  Trace t;
+  t.meta.pid = 7;
+  t.meta.processName = "a";
+  t.meta.baseTimestampNs = 1000;
+  t.meta.toolVersion = "1";
+  t.meta.clock = "c";
+  KernelRecord k{};
+  k.start = 1010;
+  k.end = 1030;
+  k.name = t.strings.intern("k");
+  k.correlationId = 5;  // no launch call recorded: no arrow
+  k.contextId = 1;
+  k.streamId = 2;
+  k.gridX = k.gridY = k.gridZ = 1;
+  k.blockX = 32;
+  k.blockY = k.blockZ = 1;
+  k.registersPerThread = 8;
+  t.store.add(k);
+
+  // clang-format off
+  const std::string expected = fromHex(
+      // ---- Packet 1 (58 bytes): clock, sequence, categories, defaults.
+      "0a 3a"
+      "  32 12"                    // clock_snapshot (6), 18 bytes
+      "    0a 07 08 40 10 e8 07 18 01"  // clocks {clock_id 64, timestamp 1000, is_incremental 1}
+      "    0a 05 08 01 10 e8 07"        // clocks {clock_id 1 (REALTIME), timestamp 1000}
+      "    10 01"                       // primary_trace_clock REALTIME
+      "  50 01"                    // trusted_packet_sequence_id (10) 1
+      "  62 1a"                    // interned_data (12), 26 bytes
+      "    0a 0c 08 09 12 08 6d 65 74 61 64 61 74 61"  // event_categories {9, "metadata"}
+      "    0a 0a 08 01 12 06 6b 65 72 6e 65 6c"        // event_categories {1, "kernel"}
+      "  68 03"                    // sequence_flags (13) INCREMENTAL_STATE_CLEARED|NEEDS_...
+      "  da 03 03 d0 03 40"        // trace_packet_defaults (59) {timestamp_clock_id (58) 64}
+      // ---- Packet 2 (18 bytes): the host process track.
+      "0a 12"
+      "  40 00 50 01 68 02"        // timestamp (8) delta 0, sequence 1, flags 2
+      "  e2 03 09"                 // track_descriptor (60), 9 bytes
+      "    08 01"                  //   uuid 1
+      "    1a 05 08 07 32 01 61"   //   process (3) {pid 7, process_name (6) "a"}
+      // ---- Packet 3 (28 bytes): GPU 0's process, pid (1 << 30) | (7 << 6) = 1073742272.
+      "0a 1c"
+      "  40 00 50 01 68 02"
+      "  e2 03 13"                 // track_descriptor, 19 bytes
+      "    08 02"                  //   uuid 2
+      "    1a 0d 08 c0 83 80 80 04 32 05 47 50 55 20 30"  // process {pid, "GPU 0"}
+      "    58 03"                  //   child_ordering (11) EXPLICIT
+      // ---- Packet 4 (27 bytes): the stream's track.
+      "0a 1b"
+      "  40 00 50 01 68 02"
+      "  e2 03 12"                 // track_descriptor, 18 bytes
+      "    08 03"                  //   uuid 3
+      "    12 08 53 74 72 65 61 6d 20 32"  // name (2) "Stream 2"
+      "    28 02"                  //   parent_uuid (5) 2
+      "    60 02"                  //   sibling_order_rank (12) 2
+      "    78 02"                  //   sibling_merge_behavior (15) NONE
+      // ---- Packet 5 (177 bytes): the trace's description, an instant at 1000.
+      "0a b1 01"
+      "  40 00 50 01"
+      "  5a 2e"                    // track_event (11), 46 bytes
+      "    18 09"                  //   category_iids (3) 9
+      "    22 05 08 26 32 01 31"   //   debug_annotations (4) {name_iid 38, string_value (6) "1"}
+      "    22 05 08 27 32 01 63"   //   {39, "c"}
+      "    22 04 08 28 18 00"      //   {40, uint_value (3) 0}: dropped_records
+      "    22 04 08 29 18 00"      //   {41, 0}: incomplete_records
+      "    22 04 08 2a 18 00"      //   {42, 0}: clamped_slices
+      "    22 04 08 2b 18 00"      //   {43, 0}: flows
+      "    48 03 50 01 58 01"      //   type (9) INSTANT, name_iid (10) 1, track_uuid (11) 1
+      "  62 79"                    // interned_data, 121 bytes
+      "    12 0e 08 01 12 0a 63 75 70 74 69 74 72 61 63 65"  // event_names (2) {1, "cuptitrace"}
+      "    1a 10 08 26 12 0c 74 6f 6f 6c 5f 76 65 72 73 69 6f 6e"  // debug_annotation_names (3)
+      "    1a 09 08 27 12 05 63 6c 6f 63 6b"                       //   {39, "clock"}
+      "    1a 13 08 28 12 0f 64 72 6f 70 70 65 64 5f 72 65 63 6f 72 64 73"
+      "    1a 16 08 29 12 12 69 6e 63 6f 6d 70 6c 65 74 65 5f 72 65 63 6f 72 64 73"
+      "    1a 12 08 2a 12 0e 63 6c 61 6d 70 65 64 5f 73 6c 69 63 65 73"
+      "    1a 09 08 2b 12 05 66 6c 6f 77 73"
+      "  68 02"
+      // ---- Packet 6 (336 bytes): the kernel's SLICE_BEGIN, 10 ns after the reference.
+      "0a d0 02"
+      "  40 0a 50 01"
+      "  5a 4e"                    // track_event, 78 bytes
+      "    18 01"                  //   category kernel
+      "    22 05 08 01 88 01 01"   //   {mangled_name, string_value_iid (17) 1}
+      "    22 04 08 02 18 00"      //   {device, 0}
+      "    22 04 08 03 18 01"      //   {context, 1}
+      "    22 04 08 04 18 02"      //   {stream, 2}
+      "    22 04 08 05 18 05"      //   {correlation, 5}
+      "    22 05 08 06 88 01 02"   //   {grid, string 2}
+      "    22 05 08 07 88 01 03"   //   {block, string 3}
+      "    22 04 08 08 18 08"      //   {registers_per_thread, 8}
+      "    22 04 08 09 20 00"      //   {static_shared_memory, int_value (4) 0}
+      "    22 04 08 0a 20 00"      //   {dynamic_shared_memory, 0}
+      "    22 05 08 0d 88 01 04"   //   {launch_type, string 4}
+      "    48 01 50 02 58 03"      //   SLICE_BEGIN, name_iid 2, track 3
+      "  62 f7 01"                 // interned_data, 247 bytes
+      "    12 05 08 02 12 01 6b"   //   event_names {2, "k"}
+      "    ea 01 05 08 01 12 01 6b"  // debug_annotation_string_values (29) {1, "k"}
+      "    1a 10 08 01 12 0c 6d 61 6e 67 6c 65 64 5f 6e 61 6d 65"  // {1, "mangled_name"}
+      "    1a 0a 08 02 12 06 64 65 76 69 63 65"
+      "    1a 0b 08 03 12 07 63 6f 6e 74 65 78 74"
+      "    1a 0a 08 04 12 06 73 74 72 65 61 6d"
+      "    1a 0f 08 05 12 0b 63 6f 72 72 65 6c 61 74 69 6f 6e"
+      "    ea 01 0b 08 02 12 07 5b 31 2c 31 2c 31 5d"  // {2, "[1,1,1]"}
+      "    1a 08 08 06 12 04 67 72 69 64"
+      "    ea 01 0c 08 03 12 08 5b 33 32 2c 31 2c 31 5d"  // {3, "[32,1,1]"}
+      "    1a 09 08 07 12 05 62 6c 6f 63 6b"
+      "    1a 18 08 08 12 14 72 65 67 69 73 74 65 72 73 5f 70 65 72 5f 74 68 72 65 61 64"
+      "    1a 18 08 09 12 14 73 74 61 74 69 63 5f 73 68 61 72 65 64 5f 6d 65 6d 6f 72 79"
+      "    1a 19 08 0a 12 15 64 79 6e 61 6d 69 63 5f 73 68 61 72 65 64 5f 6d 65 6d 6f 72 79"
+      "    ea 01 0b 08 04 12 07 52 65 67 75 6c 61 72"  // {4, "Regular"}
+      "    1a 0f 08 0d 12 0b 6c 61 75 6e 63 68 5f 74 79 70 65"
+      "  68 02"
+      // ---- Packet 7 (12 bytes): its SLICE_END, 20 ns later.
+      "0a 0c"
+      "  40 14 50 01"
+      "  5a 04 48 02 58 03"        // track_event {type SLICE_END, track_uuid 3}
+      "  68 02");
+  // clang-format on
+
+  std::ostringstream out;
+  const PerfettoExportStats stats = writePerfettoProto(t, out);
+  CHECK(toHex(out.str()) == toHex(expected));
+  CHECK(stats.bytes == expected.size());
+  CHECK(stats.packets == 7);
+  CHECK(stats.events == 3);
+  const Decoded d = decode(out.str());
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+}
+
+// Not run by default: `exporter_tests "[.bench]"` (or "[pftrace-bench]").
+TEST_CASE("pftrace: export speed and size", "[.bench][pftrace-bench]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  const StringId kernelNames[4] = {
+      t.strings.intern("_ZN7cutlass6KernelINS_4gemm6kernel4GemmIfEEEEvNT_6ParamsE"),
+      t.strings.intern("_Z6kernelPfi"), t.strings.intern("_Z3addPfS_S_i"),
+      t.strings.intern("_Z7softmaxPKfPfi")};
+  const StringId launch = t.strings.intern("cudaLaunchKernel");
+  const uint32_t n = 1'000'000;
+  auto fill = [&](bool withCalls) {
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t at = b + uint64_t{i} * 1000;
+      if (withCalls) {
+        ApiRecord a{};
+        a.start = at;
+        a.end = at + 400;
+        a.name = launch;
+        a.correlationId = 1'000'000 + i;
+        a.threadId = kHostPid + i % 4;
+        a.cbid = 211;
+        t.store.add(a);
+      }
+      KernelRecord k{};  // a realistic launch: every argument set
+      k.start = at + 500 + i % 7;
+      k.end = at + 900;
+      k.name = kernelNames[i % 4];
+      k.correlationId = 1'000'000 + i;
+      k.deviceId = 0;
+      k.contextId = 1;
+      k.streamId = 7 + i % 8;
+      k.gridX = 128 << (i % 3);
+      k.gridY = k.gridZ = 1;
+      k.blockX = 256;
+      k.blockY = k.blockZ = 1;
+      k.registersPerThread = 32;
+      k.staticSharedMemory = 1024;
+      k.dynamicSharedMemory = 0;
+      t.store.add(k);
+    }
+  };
+  // Counts the bytes and drops them: the exporter is measured, not a stream's growth.
+  struct Sink : std::streambuf {
+    size_t bytes = 0;
+    std::streamsize xsputn(const char*, std::streamsize count) override {
+      bytes += static_cast<size_t>(count);
+      return count;
+    }
+    int overflow(int c) override {
+      ++bytes;
+      return c;
+    }
+  };
+  auto run = [&](const char* what) {
+    Sink sink;
+    std::ostream out(&sink);
+    const auto start = std::chrono::steady_clock::now();
+    const PerfettoExportStats stats = writePerfettoProto(t, out);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << what << ": " << stats.events << " events, " << sink.bytes / 1e6 << " MB in "
+              << seconds << " s: " << stats.events / seconds / 1e6 << " M events/s, "
+              << static_cast<double>(sink.bytes) / static_cast<double>(stats.events)
+              << " bytes/event, " << static_cast<double>(sink.bytes) / n << " bytes per kernel"
+              << (t.store.count(RecordKind::Api) ? " and its launch call" : "") << "\n";
+    return stats;
+  };
+  fill(false);
+  run("1 M kernels (begin + end, 12 args each)");
+  t.store.mutableRecords<KernelRecord>().clear();
+  fill(true);
+  const PerfettoExportStats stats = run("1 M kernels + 1 M launch calls with arrows");
+  CHECK(stats.flows == n);
+}
