@@ -48,9 +48,6 @@ namespace {
 constexpr size_t kFlushBytes = size_t{1} << 20;
 // Ids CUPTI uses for "not applicable" (sync stream/event, overhead device).
 constexpr uint32_t kNotApplicable = 0xffffffffu;
-constexpr uint32_t kNoRecord = 0xffffffffu;
-
-bool drawable(uint64_t start, uint64_t end) { return start != 0 && end >= start; }
 
 bool isDriver(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Driver); }
 
@@ -116,64 +113,6 @@ class JsonObject {
  private:
   JsonText& b_;
   bool first_ = true;
-};
-
-// The API record each correlation id's arrow starts from. When a runtime
-// call and the driver call it made share the id, the runtime call (the outer
-// one) is the source; among calls of one domain, the earliest and longest.
-class LaunchIndex {
- public:
-  explicit LaunchIndex(const ChunkedVector<ApiRecord>& api) {
-    uint32_t lo = UINT32_MAX, hi = 0;
-    size_t n = 0;
-    api.forEach([&](const ApiRecord& r) {
-      if (!usable(r)) return;
-      lo = std::min(lo, r.correlationId);
-      hi = std::max(hi, r.correlationId);
-      ++n;
-    });
-    if (n == 0) return;
-    // CUPTI hands correlation ids out in sequence, so a table indexed by id
-    // is usually small and much faster than hashing; a hash map otherwise.
-    if (hi - lo <= 4 * n + 4096) {
-      dense_ = true;
-      base_ = lo;
-      table_.assign(size_t{hi - lo} + 1, kNoRecord);
-    }
-    for (size_t i = 0; i < api.size(); ++i) {
-      const ApiRecord& r = api[i];
-      if (!usable(r)) continue;
-      uint32_t& slot = dense_ ? table_[r.correlationId - base_]
-                              : map_.try_emplace(r.correlationId, kNoRecord).first->second;
-      if (slot == kNoRecord || outranks(r, api[slot])) slot = static_cast<uint32_t>(i);
-    }
-  }
-
-  // Index of the API record that launched `correlationId`, or kNoRecord.
-  uint32_t find(uint32_t correlationId) const {
-    if (dense_) {
-      const uint64_t at = uint64_t{correlationId} - base_;
-      return correlationId >= base_ && at < table_.size() ? table_[at] : kNoRecord;
-    }
-    const auto it = map_.find(correlationId);
-    return it == map_.end() ? kNoRecord : it->second;
-  }
-
- private:
-  // Correlation id 0 is what device-side launches and unknown calls carry.
-  static bool usable(const ApiRecord& r) {
-    return r.correlationId != 0 && drawable(r.start, r.end);
-  }
-  static bool outranks(const ApiRecord& a, const ApiRecord& b) {
-    if (isDriver(a) != isDriver(b)) return !isDriver(a);
-    if (a.start != b.start) return a.start < b.start;
-    return a.end > b.end;
-  }
-
-  bool dense_ = false;
-  uint32_t base_ = 0;
-  std::vector<uint32_t> table_;
-  std::unordered_map<uint32_t, uint32_t> map_;
 };
 
 enum class TrackKind : uint8_t { HostThread, Overhead, Stream, Sync };
@@ -256,7 +195,7 @@ class ChromeJsonWriter {
     auto mark = [&](const auto& r) {
       if (!drawable(r.start, r.end)) return;
       const uint32_t source = launches_.find(r.correlationId);
-      if (source != kNoRecord) hasFlow_[source] = 1;
+      if (source != LaunchIndex::kNone) hasFlow_[source] = 1;
     };
     kernels_.forEach(mark);
     memcpys_.forEach(mark);
@@ -428,7 +367,7 @@ class ChromeJsonWriter {
   }
   // The flow end on GPU work launched by a call that is drawn.
   void flowIn(uint32_t correlationId) {
-    if (launches_.find(correlationId) == kNoRecord) return;
+    if (launches_.find(correlationId) == LaunchIndex::kNone) return;
     b_.lit(",\"bind_id\":");
     b_.uint(correlationId);
     b_.lit(",\"flow_in\":true");
@@ -749,33 +688,16 @@ class ChromeJsonWriter {
     endEvent();
   }
 
-  std::string gpuName(uint32_t device) const {
-    std::string name = "GPU " + std::to_string(device);
-    const auto named = trace_.deviceNames.find(device);
-    const DeviceInfo* info = trace_.findDevice(device);
-    if (named != trace_.deviceNames.end()) {
-      name += ": " + named->second;
-    } else if (info != nullptr && !info->name.empty()) {
-      name += ": " + info->name;
-    }
-    return name;
-  }
-
   std::string trackName(const Track& t) const {
     switch (t.kind) {
-      case TrackKind::HostThread: {
-        const auto it = trace_.threadNames.find(t.tid);
-        if (it != trace_.threadNames.end()) return it->second;
-        return t.tid == hostPid_ ? "Main thread" : "Thread " + std::to_string(t.tid);
-      }
+      case TrackKind::HostThread:
+        return hostThreadName(trace_, t.tid);
       case TrackKind::Overhead:
-        return "CUPTI overhead";
-      case TrackKind::Stream: {
-        const auto it = trace_.streamNames.find(t.tid);
-        return it != trace_.streamNames.end() ? it->second : "Stream " + std::to_string(t.tid);
-      }
+        return kOverheadTrackName;
+      case TrackKind::Stream:
+        return streamTrackName(trace_, t.tid);
       case TrackKind::Sync:
-        return "Synchronization (context " + std::to_string(t.context) + ")";
+        return syncTrackName(t.context);
     }
     return {};
   }
@@ -789,15 +711,13 @@ class ChromeJsonWriter {
     std::sort(order.begin(), order.end(), [](const Track* a, const Track* b) {
       return std::tie(a->pid, a->kind, a->tid) < std::tie(b->pid, b->kind, b->tid);
     });
-    const std::string& program = trace_.meta.processName;
-    nameEvent("process_name", hostPid_, hostPid_,
-              program.empty() ? "Process " + std::to_string(hostPid_) : program);
+    nameEvent("process_name", hostPid_, hostPid_, hostProcessName(trace_));
     sortIndexEvent(hostPid_, 0);
     uint32_t namedPid = hostPid_;
     for (const Track* t : order) {
       if (t->pid != namedPid) {
         namedPid = t->pid;
-        nameEvent("process_name", t->pid, t->pid, gpuName(t->device));
+        nameEvent("process_name", t->pid, t->pid, gpuProcessName(trace_, t->device));
         sortIndexEvent(t->pid, uint64_t{1} + t->device);
       }
       nameEvent("thread_name", t->pid, t->tid, trackName(*t));
