@@ -19,7 +19,12 @@ TRACER_ENTRY_POINT int InitializeInjection(void) {
 // names this library. NVTX may come before any CUDA call, so it starts the
 // tracer too, then hands NVTX to CUPTI.
 TRACER_ENTRY_POINT int InitializeInjectionNvtx2(void* exportTable) {
-  cuptitrace::Tracer::instance().start();
+  auto& tracer = cuptitrace::Tracer::instance();
+  tracer.start();
+  // Without tracing (no driver, CUPTI taken) or without NVTX selected, NVTX
+  // calls stay no-ops: CUPTI's handler must not be installed then (with no
+  // driver it crashes the program at its first NVTX call).
+  if (!tracer.recordsNvtx()) return 0;
   if (cuptiNvtxInitialize2(exportTable) != CUPTI_SUCCESS) return 0;
   cuptitrace::routeWideNvtxCalls(exportTable);
   return 1;

@@ -105,6 +105,10 @@ bool Tracer::startCollection() {
   std::string error;
   subscriber_ = std::make_unique<CallbackSubscriber>();
   if (!subscriber_->subscribe(error)) {
+    // CUPTI's own word for a missing driver is "unknown error": say what it means.
+    void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (driver == nullptr) driver = ::dlopen("libcuda.so.1", RTLD_LAZY);
+    if (driver == nullptr) error = "no CUDA driver (libcuda.so.1) could be loaded (" + error + ")";
     std::fprintf(stderr, "cuptitrace: tracing is off for this process: %s; the program runs untraced\n",
                  error.c_str());
     subscriber_.reset();

@@ -25,6 +25,8 @@ class Tracer {
   // Stops collection and writes the outputs; runs once, at exit.
   void finish();
   bool active() const { return active_.load(); }
+  // True when tracing runs and records NVTX: only then is NVTX handed to CUPTI.
+  bool recordsNvtx() const { return active() && (config_.activities & kActivityNvtx) != 0; }
 
  private:
   Tracer() = default;
