@@ -12,9 +12,10 @@ fi
 rm -rf "$out" && mkdir -p "$out"
 failures=0
 # mode and the exit status bash reports for it (128 + signal number for a signal).
-# "return" has no fixed status: on the H100 with CUDA 13.0 the untraced program
-# itself dies with SIGSEGV (139) when main returns while a thread still launches,
-# in the runtime's teardown; the traced run must end the same way.
+# "return" has no fixed status: the program races the CUDA runtime's teardown
+# against its own launching thread. On the H100 with CUDA 13.0 it died with
+# SIGSEGV (139) in some runs and exited 0 in others, traced or not; so the
+# traced run may end either way, and must leave a readable trace.
 for entry in term:143 int:130 handler:5 abort:134 segv:139 thread:4 return:any; do
   mode=${entry%%:*} want=${entry#*:}
   "$bin" "$mode" >"$out/$mode.untraced.out" 2>&1
@@ -37,8 +38,14 @@ PY
 )
   trace_ok=$?
   status="ok  "
-  [ "$want" = any ] && want=$plain
-  if [ "$plain" -ne "$want" ] || [ "$traced" -ne "$plain" ] || [ "$trace_ok" -ne 0 ]; then
+  same=1
+  if [ "$want" = any ]; then
+    want=$plain
+    [ "$traced" -eq "$plain" ] || [ "$traced" -eq 0 ] || [ "$traced" -eq 139 ] || same=0
+  else
+    [ "$traced" -eq "$plain" ] || same=0
+  fi
+  if [ "$plain" -ne "$want" ] || [ "$same" -ne 1 ] || [ "$trace_ok" -ne 0 ]; then
     status="FAIL"
     failures=$((failures + 1))
     sed 's/^/    /' "$out/$mode.err"
