@@ -48,10 +48,10 @@ done
 
 # ---- 2. GPU tests -----------------------------------------------------------
 samples=()
-# cupti_taken and abnormal_end are not counted samples: bad_input.sh and abnormal_end.sh run them.
+# cupti_taken, abnormal_end and contexts_streams are run by bad_input.sh, abnormal_end.sh and robustness.sh.
 for cu in samples/*.cu; do
   s=$(basename "$cu" .cu)
-  case $s in cupti_taken | abnormal_end) ;; *) samples+=("$s") ;; esac
+  case $s in cupti_taken | abnormal_end | contexts_streams) ;; *) samples+=("$s") ;; esac
 done
 configured_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 configured_build=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$BUILD/CMakeCache.txt")
@@ -81,6 +81,13 @@ else
     status=1
   fi
   grep -E '^(ok  |FAIL) ' "$LOGS/tests.log" | tail -n 20
+  echo "== gpu.robustness" | tee -a "$LOGS/tests.log"
+  if bash tests/gpu/robustness.sh "$BUILD" "$lib" "$cli" "$TRACES/robustness" >>"$LOGS/tests.log" 2>&1; then
+    echo "gpu.robustness: Passed" | tee -a "$LOGS/tests.log"
+  else
+    echo "gpu.robustness: FAILED" | tee -a "$LOGS/tests.log"
+    status=1
+  fi
   echo "== gpu.bad_input" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/bad_input.sh "$BUILD/samples" "$lib" "$TRACES/bad-input" >>"$LOGS/tests.log" 2>&1; then
     echo "gpu.bad_input: Passed" | tee -a "$LOGS/tests.log"

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Hard cases on the GPU: contexts and streams created and destroyed in loops,
+# the library injected twice, the PyTorch profiler started inside a traced
+# program, and a traced program under compute-sanitizer.
+#   robustness.sh BUILD_DIR LIBCUPTITRACE CUPTITRACE_BIN OUTDIR
+set -u
+build=$1 lib=$2 cli=$3 out=$4
+here=$(cd "$(dirname "$0")" && pwd)
+if [ ! -e /dev/nvidia0 ] || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "robustness: no GPU here: skipped"
+  exit 77
+fi
+rm -rf "$out" && mkdir -p "$out"
+failures=0
+report() {  # report ok|FAIL TEXT
+  echo "$1 $2"
+  [ "$1" = ok ] || failures=$((failures + 1))
+}
+
+# 1. Contexts and streams in loops: every kernel, on the context it ran in.
+if bash "$here/run_sample.sh" "$build/samples/contexts_streams" "$lib" "$cli" "$out" >"$out/contexts.log" 2>&1; then
+  report ok "contexts_streams: counts in every format match (check_trace.py)"
+else
+  report FAIL "contexts_streams: check_trace.py failed"; grep -E "FAIL" "$out/contexts.log" | head
+fi
+contexts=$(python3 -c "
+import csv,sys
+rows=list(csv.DictReader(open('$out/contexts_streams.kernels.csv')))
+print(len({r['context'] for r in rows}))" 2>/dev/null)
+want=$(sed -n 's/.*contexts=\([0-9]*\).*/\1/p' "$out/contexts_streams.stdout" | tail -1)
+[ -n "$contexts" ] && [ "$contexts" = "$want" ] && report ok "contexts_streams: kernels on $contexts distinct contexts (expected $want)" ||
+  report FAIL "contexts_streams: kernels on ${contexts:-?} distinct contexts, expected ${want:-?}"
+
+# 2. Injected twice: two copies of the library in one process. One traces, the
+#    other says CUPTI is taken; the program is unharmed.
+cp "$lib" "$out/libcuptitrace-copy.so"
+env CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$out/libcuptitrace-copy.so" \
+  CUPTITRACE_OUTPUT="$out/twice" "$build/samples/nvtx_ranges" >"$out/twice.out" 2>"$out/twice.err"
+rc=$?
+taken=$(grep -c "CUPTI is already in use" "$out/twice.err")
+kernels=$(python3 -c "
+import json,glob
+n=0
+for f in glob.glob('$out/twice*.json'):
+    n+=sum(1 for e in json.load(open(f))['traceEvents'] if e.get('cat')=='kernel' and e.get('ph')=='X')
+print(n)" 2>/dev/null)
+[ "$rc" -eq 0 ] && [ "$taken" -eq 1 ] && [ "${kernels:-0}" -eq 7 ] &&
+  report ok "injected twice: exit 0, one 'CUPTI is already in use' line, 7 kernels traced by the other copy" ||
+  { report FAIL "injected twice: exit $rc, $taken refusal lines, ${kernels:-0} kernels (expected 0, 1, 7)"; cat "$out/twice.err"; }
+
+# 3. The PyTorch profiler started inside a traced program.
+if python3 -c "import torch; assert torch.cuda.is_available()" >/dev/null 2>&1; then
+  cat >"$out/torch_profiler.py" <<'PY'
+import sys, torch
+x = torch.randn(1024, 1024, device="cuda")
+with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
+                                        torch.profiler.ProfilerActivity.CUDA]) as prof:
+    for _ in range(20):
+        y = torch.relu(x @ x)
+    torch.cuda.synchronize()
+events = prof.key_averages()
+gpu = sum(1 for e in events if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA)
+print(f"torch_profiler: profiler ran, {len(events)} event kinds, {gpu} on the GPU")
+sys.exit(0)
+PY
+  "$cli" -o "$out/torch" -- python3 "$out/torch_profiler.py" >"$out/torch.out" 2>"$out/torch.err"
+  rc=$?
+  kernels=$(python3 -c "
+import json
+print(sum(1 for e in json.load(open('$out/torch.json'))['traceEvents'] if e.get('cat')=='kernel'))" 2>/dev/null)
+  cat "$out/torch.out"; grep -i -E "cupti|cuptitrace: wrote|tracing is off" "$out/torch.err" | head -5
+  [ "$rc" -eq 0 ] && report ok "PyTorch profiler inside a traced program: exit 0, our trace has ${kernels:-0} kernels" ||
+    report FAIL "PyTorch profiler inside a traced program: exit $rc"
+else
+  echo "skip PyTorch profiler case: no torch with CUDA here"
+fi
+
+# 4. A traced program under compute-sanitizer (memcheck).
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+if [ -n "$sanitizer" ]; then
+  "$sanitizer" --tool memcheck --error-exitcode 9 env CUDA_INJECTION64_PATH="$lib" \
+    CUPTITRACE_OUTPUT="$out/memcheck" "$build/samples/vector_add" >"$out/memcheck.out" 2>&1
+  rc=$?
+  summary=$(grep -o "ERROR SUMMARY: [0-9]* error[s]*" "$out/memcheck.out" | tail -1)
+  grep -E "cuptitrace|ERROR SUMMARY" "$out/memcheck.out" | head -4
+  [ "$rc" -eq 0 ] && report ok "compute-sanitizer memcheck on traced vector_add: exit 0, ${summary:-no summary}" ||
+    report FAIL "compute-sanitizer memcheck on traced vector_add: exit $rc, ${summary:-no summary}"
+else
+  echo "skip compute-sanitizer case: not installed"
+fi
+
+echo "robustness: $failures failed"
+[ "$failures" -eq 0 ]
