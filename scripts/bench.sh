@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Overhead on the GPU machine: the launch-bound loop (bench/launch_loop, 200000
+# tiny kernels over 4 streams) untraced, under the floor consumer (CUPTI with
+# records only counted) and under cuptitrace, with the same activity kinds,
+# interleaved, RUNS times each. Reports the medians of the loop's time per
+# launch and of the process's wall time, and their ratios.
+#   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000
+set -u
+BUILD=${1:-${BUILD:-build-gpu}}
+RUNS=${RUNS:-5}
+N=${N:-200000}
+loop=$BUILD/bench/launch_loop
+floor=$BUILD/bench/libfloor_consumer.so
+lib=$BUILD/injection/libcuptitrace.so
+out=${OUT:-/tmp}/bench
+mkdir -p "$out"
+for f in "$loop" "$floor" "$lib"; do
+  [ -e "$f" ] || { echo "bench: $f is missing (build targets launch_loop floor_consumer cuptitrace_injection)" >&2; exit 2; }
+done
+
+# name -> environment for the run
+declare -A envs=(
+  [untraced]=""
+  [floor_kernel]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel"
+  [cuptitrace_kernel]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel CUPTITRACE_SUMMARY=none"
+  [floor_default]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
+  [cuptitrace_default]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none"
+  [floor_all]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime,driver"
+  [cuptitrace_all]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=all CUPTITRACE_SUMMARY=none"
+)
+order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default floor_all cuptitrace_all)
+declare -A per_launch wall
+for run in $(seq "$RUNS"); do
+  for name in "${order[@]}"; do
+    rm -f "$out/$name".json "$out/$name".reports.txt
+    t0=$(date +%s%N)
+    line=$(env ${envs[$name]} CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 "$loop" "$N" 2>"$out/$name.err")
+    t1=$(date +%s%N)
+    us=$(sed -n 's/.* \([0-9.]*\) us per launch/\1/p' <<<"$line")
+    [ -n "$us" ] || { echo "bench: $name run $run failed: $(tail -2 "$out/$name.err")" >&2; exit 1; }
+    per_launch[$name]+="$us "
+    wall[$name]+="$(((t1 - t0) / 1000000)) "
+  done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+printf '\n%-20s %16s %14s %18s %16s\n' run "us/launch (med)" "wall ms (med)" "vs untraced" "vs floor"
+base=$(median <<<"${per_launch[untraced]}")
+for name in "${order[@]}"; do
+  m=$(median <<<"${per_launch[$name]}")
+  w=$(median <<<"${wall[$name]}")
+  vs_untraced=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.3f", a / b}')
+  vs_floor="-"
+  case $name in cuptitrace_*)
+    f=$(median <<<"${per_launch[floor_${name#cuptitrace_}]}")
+    vs_floor=$(awk -v a="$m" -v b="$f" 'BEGIN {printf "%.3f", a / b}') ;;
+  esac
+  printf '%-20s %16s %14s %18s %16s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor"
+done
+echo
+echo "per-launch samples (us):"
+for name in "${order[@]}"; do echo "  $name: ${per_launch[$name]}"; done
+grep -h "floor:" "$out"/floor_*.err | tail -3
