@@ -169,7 +169,7 @@ constexpr const char* kCategoryNames[kCategoryCount] = {
 // Argument names, as the JSON exporter writes them; their iids are fixed
 // (the enum value), each interned the first time it is used.
 // clang-format off
-#define CUPTITRACE_PERFETTO_ARGS(X)                            \
+#define PFTRACE_ARGS(X)                            \
   X(MangledName, "mangled_name")                               \
   X(Device, "device")                                          \
   X(Context, "context")                                        \
@@ -217,15 +217,15 @@ constexpr const char* kCategoryNames[kCategoryCount] = {
 
 enum class Arg : uint32_t {
   None = 0,
-#define CUPTITRACE_ARG_ENUM(id, name) id,
-  CUPTITRACE_PERFETTO_ARGS(CUPTITRACE_ARG_ENUM)
-#undef CUPTITRACE_ARG_ENUM
+#define PFTRACE_ARG_ENUM(id, name) id,
+  PFTRACE_ARGS(PFTRACE_ARG_ENUM)
+#undef PFTRACE_ARG_ENUM
       Count
 };
 constexpr const char* kArgNames[] = {"",
-#define CUPTITRACE_ARG_NAME(id, name) name,
-                                     CUPTITRACE_PERFETTO_ARGS(CUPTITRACE_ARG_NAME)
-#undef CUPTITRACE_ARG_NAME
+#define PFTRACE_ARG_NAME(id, name) name,
+                                     PFTRACE_ARGS(PFTRACE_ARG_NAME)
+#undef PFTRACE_ARG_NAME
 };
 constexpr uint32_t kArgCount = static_cast<uint32_t>(Arg::Count);
 static_assert(sizeof(kArgNames) / sizeof(kArgNames[0]) == kArgCount);
