@@ -168,24 +168,12 @@ class ChromeJsonWriter {
  private:
   // ---- Planning -------------------------------------------------------------
 
-  // Counts the records that cannot be drawn, and picks the base timestamp:
-  // the trace's, or the earliest start when the trace has none (written
-  // times must stay small for Perfetto to keep their nanoseconds) or when a
-  // record starts before it (no negative times: Perfetto's handling of them
-  // is not something to rely on). Metadata says which base was used.
+  // Counts the records that cannot be drawn, and picks the base timestamp
+  // (track_layout.h); metadata says which base was used.
   void scanRecords() {
-    uint64_t earliest = UINT64_MAX;
-    forEachKind(trace_.store, [&](const auto& records) {
-      records.forEach([&](const auto& r) {
-        if (!drawable(r.start, r.end)) {
-          ++incomplete_;
-        } else if (r.start < earliest) {
-          earliest = r.start;
-        }
-      });
-    });
-    base_ = trace_.meta.baseTimestampNs;
-    if (earliest != UINT64_MAX && (base_ == 0 || earliest < base_)) base_ = earliest;
+    const TimelineBase scan = scanTimeline(trace_);
+    base_ = scan.base;
+    incomplete_ = scan.incomplete;
   }
 
   // Marks each call that launched drawn GPU work: only those get a flow_out,

@@ -390,21 +390,11 @@ class PerfettoWriter {
   // ---- Planning ------------------------------------------------------------------
 
   // Counts the records that cannot be drawn, and picks the clock's
-  // reference: the trace's base timestamp, or the earliest start when there
-  // is none or a record starts before it, so that every delta is positive.
+  // reference (track_layout.h), so that every delta is positive.
   void scanRecords() {
-    uint64_t earliest = UINT64_MAX;
-    forEachKind(trace_.store, [&](const auto& records) {
-      records.forEach([&](const auto& r) {
-        if (!drawable(r.start, r.end)) {
-          ++incomplete_;
-        } else if (r.start < earliest) {
-          earliest = r.start;
-        }
-      });
-    });
-    base_ = trace_.meta.baseTimestampNs;
-    if (earliest != UINT64_MAX && (base_ == 0 || earliest < base_)) base_ = earliest;
+    const TimelineBase scan = scanTimeline(trace_);
+    base_ = scan.base;
+    incomplete_ = scan.incomplete;
     lastTs_ = base_;
   }
 

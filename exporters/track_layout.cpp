@@ -143,4 +143,21 @@ LaunchIndex::LaunchIndex(const ChunkedVector<ApiRecord>& api) {
   }
 }
 
+TimelineBase scanTimeline(const Trace& trace) {
+  TimelineBase result;
+  uint64_t earliest = UINT64_MAX;
+  forEachKind(trace.store, [&](const auto& records) {
+    records.forEach([&](const auto& r) {
+      if (!drawable(r.start, r.end)) {
+        ++result.incomplete;
+      } else if (r.start < earliest) {
+        earliest = r.start;
+      }
+    });
+  });
+  result.base = trace.meta.baseTimestampNs;
+  if (earliest != UINT64_MAX && (result.base == 0 || earliest < result.base)) result.base = earliest;
+  return result;
+}
+
 }  // namespace cuptitrace

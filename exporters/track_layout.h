@@ -77,6 +77,16 @@ uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy);
 // A record is drawn when it has a start and an end not before it.
 constexpr bool drawable(uint64_t start, uint64_t end) { return start != 0 && end >= start; }
 
+// Where a timeline's times count from, and how many records cannot be drawn.
+// The base is the trace's, or the earliest drawn start when the trace has
+// none (written times must stay small for Perfetto to keep their
+// nanoseconds) or when a record starts before it (no negative times).
+struct TimelineBase {
+  uint64_t base = 0;
+  uint64_t incomplete = 0;
+};
+TimelineBase scanTimeline(const Trace& trace);
+
 // Track and process names as a user sees them.
 std::string hostProcessName(const Trace& trace);  // the program, or "Process <pid>"
 // "GPU 0: NVIDIA H100 80GB HBM3", with the NVTX name of the device if it has one.

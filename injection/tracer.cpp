@@ -46,16 +46,6 @@ int32_t driverVersion() {
   return 0;
 }
 
-uint64_t earliestTimestamp(const Trace& trace, uint64_t fallback) {
-  uint64_t earliest = fallback;
-  forEachKind(trace.store, [&](const auto& records) {
-    records.forEach([&](const auto& r) {
-      if (r.start != 0 && r.start < earliest) earliest = r.start;
-    });
-  });
-  return earliest;
-}
-
 }  // namespace
 
 Tracer& Tracer::instance() {
@@ -162,7 +152,9 @@ void Tracer::finishCollection() {
   collector_->publishCounters();
   subscriber_->unsubscribe();
   trace_.meta.driverVersion = driverVersion();
-  trace_.meta.baseTimestampNs = earliestTimestamp(trace_, trace_.meta.startTimestampNs);
+  // Times count from the start of collection; the exporters move the base
+  // earlier only if a record starts before it.
+  trace_.meta.baseTimestampNs = trace_.meta.startTimestampNs;
 }
 
 void Tracer::writeOutputs() {
