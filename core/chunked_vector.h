@@ -11,6 +11,7 @@ namespace cuptitrace {
 template <typename T, size_t ChunkRecords = 4096>
 class ChunkedVector {
  public:
+  using value_type = T;
   static constexpr size_t kChunkBytes = sizeof(T) * ChunkRecords;
 
   // True when the next push_back needs a new chunk.

@@ -11,9 +11,18 @@ const char* recordKindName(RecordKind kind) {
     case RecordKind::Nvtx: return "nvtx";
     case RecordKind::Sync: return "sync";
     case RecordKind::Overhead: return "overhead";
+    case RecordKind::Memory: return "memory";
+    case RecordKind::MemoryPool: return "memory_pool";
+    case RecordKind::Uvm: return "uvm";
+    case RecordKind::Graph: return "graph";
+    case RecordKind::ExternalId: return "external_id";
     case RecordKind::Count: break;
   }
   return "unknown";
+}
+
+const char* memoryOpName(uint8_t op) {
+  return op == static_cast<uint8_t>(MemoryOp::Release) ? "free" : "alloc";
 }
 
 const char* copyKindName(CopyKind kind) {

@@ -22,6 +22,11 @@ enum class RecordKind : uint8_t {
   Nvtx,
   Sync,
   Overhead,
+  Memory,      // GPU memory allocations and frees
+  MemoryPool,  // memory pool creation, trim and destruction
+  Uvm,         // unified memory transfers and page faults
+  Graph,       // whole CUDA graph launches (graph-level tracing)
+  ExternalId,  // external correlation: an application id attached to API calls
   Count  // number of kinds; keep last
 };
 inline constexpr int kRecordKindCount = static_cast<int>(RecordKind::Count);
@@ -173,6 +178,90 @@ struct OverheadRecord {
   uint32_t reserved;
 };
 
+// ---- GPU memory ---------------------------------------------------------------
+
+enum class MemoryOp : uint8_t { Allocation = 0, Release = 1 };
+const char* memoryOpName(uint8_t op);  // "alloc", "free"
+
+// How an allocation relates to a memory pool (CUpti_ActivityMemoryPoolType values).
+enum class PoolType : uint8_t { None = 0, Local = 1, Imported = 2 };
+
+struct MemoryRecord {
+  uint64_t timestamp;      // ns
+  uint64_t address;
+  uint64_t bytes;
+  uint64_t poolAddress;    // 0 unless the memory came from a pool (cudaMallocAsync)
+  uint32_t correlationId;  // the API call that allocated or freed
+  uint32_t deviceId;
+  uint32_t contextId;
+  uint32_t streamId;       // 0xffffffff when not stream-ordered
+  uint8_t operation;       // MemoryOp
+  uint8_t memoryKind;      // MemoryKind
+  uint8_t poolType;        // PoolType
+  uint8_t reserved;
+  uint32_t reserved2;
+};
+
+enum class PoolOp : uint8_t { Created = 0, Destroyed = 1, Trimmed = 2 };
+
+struct MemoryPoolRecord {
+  uint64_t timestamp;
+  uint64_t address;           // the pool's base address
+  uint64_t releaseThreshold;  // bytes
+  uint64_t size;              // bytes reserved by the pool
+  uint64_t utilizedSize;      // bytes in use
+  uint32_t correlationId;
+  uint32_t deviceId;
+  uint8_t operation;          // PoolOp
+  uint8_t poolType;           // PoolType
+  uint8_t reserved[6];
+};
+
+// Unified memory counters (CUpti_ActivityUnifiedMemoryCounterKind values).
+enum class UvmKind : uint8_t {
+  Unknown = 0, BytesHtoD = 1, BytesDtoH = 2, CpuPageFault = 3, GpuPageFault = 4, Thrashing = 5,
+  Throttling = 6, RemoteMap = 7, BytesDtoD = 8
+};
+
+struct UvmRecord {
+  uint64_t start;
+  uint64_t end;      // == start for instantaneous counters (CPU page faults)
+  uint64_t address;
+  uint64_t value;    // bytes for transfers, number of faults for fault groups
+  uint32_t srcId;    // source device (0xffffffff for the CPU)
+  uint32_t dstId;    // destination device
+  uint32_t streamId;
+  uint8_t kind;      // UvmKind
+  uint8_t accessType;
+  uint16_t flags;
+};
+
+// ---- CUDA graphs --------------------------------------------------------------
+
+// One launch of a whole graph, recorded instead of its nodes when graphs are
+// traced at graph level.
+struct GraphRecord {
+  uint64_t start;
+  uint64_t end;
+  uint32_t graphId;
+  uint32_t correlationId;  // the cudaGraphLaunch call
+  uint32_t deviceId;
+  uint32_t contextId;
+  uint32_t streamId;
+  uint32_t reserved;
+};
+
+// ---- Framework correlation ----------------------------------------------------
+
+// Attaches an application's id (an operator, a request) to one API call and so
+// to the GPU work that call launched.
+struct ExternalIdRecord {
+  uint64_t externalId;
+  uint32_t correlationId;
+  uint8_t externalKind;  // CUpti_ExternalCorrelationKind
+  uint8_t reserved[3];
+};
+
 // Fixed sizes: records are written to disk raw (see exporters/native), so a
 // change here is a change of the native format version.
 static_assert(sizeof(KernelRecord) == 80);
@@ -182,10 +271,17 @@ static_assert(sizeof(ApiRecord) == 40);
 static_assert(sizeof(NvtxRecord) == 64);
 static_assert(sizeof(SyncRecord) == 40);
 static_assert(sizeof(OverheadRecord) == 32);
+static_assert(sizeof(MemoryRecord) == 56);
+static_assert(sizeof(MemoryPoolRecord) == 56);
+static_assert(sizeof(UvmRecord) == 48);
+static_assert(sizeof(GraphRecord) == 40);
+static_assert(sizeof(ExternalIdRecord) == 16);
 static_assert(std::is_trivially_copyable_v<KernelRecord> && std::is_trivially_copyable_v<MemcpyRecord> &&
               std::is_trivially_copyable_v<MemsetRecord> && std::is_trivially_copyable_v<ApiRecord> &&
               std::is_trivially_copyable_v<NvtxRecord> && std::is_trivially_copyable_v<SyncRecord> &&
-              std::is_trivially_copyable_v<OverheadRecord>);
+              std::is_trivially_copyable_v<OverheadRecord> && std::is_trivially_copyable_v<MemoryRecord> &&
+              std::is_trivially_copyable_v<MemoryPoolRecord> && std::is_trivially_copyable_v<UvmRecord> &&
+              std::is_trivially_copyable_v<GraphRecord> && std::is_trivially_copyable_v<ExternalIdRecord>);
 
 // Maps a record type to its kind, for templates over all kinds.
 template <typename T> struct RecordKindOf;
@@ -196,5 +292,68 @@ template <> struct RecordKindOf<ApiRecord> { static constexpr RecordKind value =
 template <> struct RecordKindOf<NvtxRecord> { static constexpr RecordKind value = RecordKind::Nvtx; };
 template <> struct RecordKindOf<SyncRecord> { static constexpr RecordKind value = RecordKind::Sync; };
 template <> struct RecordKindOf<OverheadRecord> { static constexpr RecordKind value = RecordKind::Overhead; };
+template <> struct RecordKindOf<MemoryRecord> { static constexpr RecordKind value = RecordKind::Memory; };
+template <> struct RecordKindOf<MemoryPoolRecord> { static constexpr RecordKind value = RecordKind::MemoryPool; };
+template <> struct RecordKindOf<UvmRecord> { static constexpr RecordKind value = RecordKind::Uvm; };
+template <> struct RecordKindOf<GraphRecord> { static constexpr RecordKind value = RecordKind::Graph; };
+template <> struct RecordKindOf<ExternalIdRecord> { static constexpr RecordKind value = RecordKind::ExternalId; };
+
+// Every record type, in RecordKind order: code over all kinds is written once
+// against this list, so adding a kind is adding it here.
+template <typename... Ts> struct RecordTypeList {};
+using AllRecordTypes = RecordTypeList<KernelRecord, MemcpyRecord, MemsetRecord, ApiRecord, NvtxRecord, SyncRecord,
+                                      OverheadRecord, MemoryRecord, MemoryPoolRecord, UvmRecord, GraphRecord,
+                                      ExternalIdRecord>;
+
+// A value standing for a record type: f(RecordTag<T>{}) lets a generic lambda
+// name T as typename decltype(tag)::type.
+template <typename T> struct RecordTag { using type = T; };
+
+// Calls f(RecordTag<T>{}) for every record type, in RecordKind order.
+template <typename F, typename... Ts>
+void forEachRecordType(RecordTypeList<Ts...>, F&& f) {
+  (f(RecordTag<Ts>{}), ...);
+}
+template <typename F>
+void forEachRecordType(F&& f) {
+  forEachRecordType(AllRecordTypes{}, f);
+}
+
+// Time span of any record: an instant (an allocation) starts and ends at its
+// timestamp; a record with no time of its own (an external id) has {0, 0}.
+template <typename T, typename = void> struct HasSpan : std::false_type {};
+template <typename T>
+struct HasSpan<T, std::void_t<decltype(T::start), decltype(T::end)>> : std::true_type {};
+template <typename T, typename = void> struct HasTimestamp : std::false_type {};
+template <typename T>
+struct HasTimestamp<T, std::void_t<decltype(T::timestamp)>> : std::true_type {};
+
+template <typename T>
+uint64_t recordStart(const T& r) {
+  if constexpr (HasSpan<T>::value) return r.start;
+  else if constexpr (HasTimestamp<T>::value) return r.timestamp;
+  else return 0;
+}
+template <typename T>
+uint64_t recordEnd(const T& r) {
+  if constexpr (HasSpan<T>::value) return r.end;
+  else if constexpr (HasTimestamp<T>::value) return r.timestamp;
+  else return 0;
+}
+template <typename T>
+inline constexpr bool kIsTimed = HasSpan<T>::value || HasTimestamp<T>::value;
+
+// Calls f(RecordTag<T>{}) for the record type of `kind`; false for an unknown kind.
+template <typename F>
+bool visitRecordKind(RecordKind kind, F&& f) {
+  bool found = false;
+  forEachRecordType([&](auto tag) {
+    if (!found && RecordKindOf<typename decltype(tag)::type>::value == kind) {
+      found = true;
+      f(tag);
+    }
+  });
+  return found;
+}
 
 }  // namespace cuptitrace

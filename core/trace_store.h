@@ -53,10 +53,10 @@ class TraceStore {
   uint64_t bytesReserved() const { return bytesReserved_; }
 
  private:
-  std::tuple<ChunkedVector<KernelRecord>, ChunkedVector<MemcpyRecord>, ChunkedVector<MemsetRecord>,
-             ChunkedVector<ApiRecord>, ChunkedVector<NvtxRecord>, ChunkedVector<SyncRecord>,
-             ChunkedVector<OverheadRecord>>
-      sequences_;
+  template <typename... Ts>
+  static std::tuple<ChunkedVector<Ts>...> sequencesOf(RecordTypeList<Ts...>);
+
+  decltype(sequencesOf(AllRecordTypes{})) sequences_;
   std::array<uint64_t, kRecordKindCount> dropped_{};
   uint64_t maxBytes_;
   uint64_t bytesReserved_ = 0;
@@ -65,13 +65,7 @@ class TraceStore {
 // Calls f(const ChunkedVector<T>&) for every kind's sequence, in RecordKind order.
 template <typename F>
 void forEachKind(const TraceStore& store, F&& f) {
-  f(store.records<KernelRecord>());
-  f(store.records<MemcpyRecord>());
-  f(store.records<MemsetRecord>());
-  f(store.records<ApiRecord>());
-  f(store.records<NvtxRecord>());
-  f(store.records<SyncRecord>());
-  f(store.records<OverheadRecord>());
+  forEachRecordType([&](auto tag) { f(store.records<typename decltype(tag)::type>()); });
 }
 
 }  // namespace cuptitrace

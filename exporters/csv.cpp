@@ -371,6 +371,11 @@ const std::vector<std::string>& csvColumns(RecordKind kind) {
       return sync;
     case RecordKind::Overhead:
       return overhead;
+    case RecordKind::Memory:
+    case RecordKind::MemoryPool:
+    case RecordKind::Uvm:
+    case RecordKind::Graph:
+    case RecordKind::ExternalId:
     case RecordKind::Count:
       break;
   }
@@ -393,6 +398,16 @@ const char* csvTableName(RecordKind kind) {
       return "sync";
     case RecordKind::Overhead:
       return "overhead";
+    case RecordKind::Memory:
+      return "memory";
+    case RecordKind::MemoryPool:
+      return "memory_pool";
+    case RecordKind::Uvm:
+      return "uvm";
+    case RecordKind::Graph:
+      return "graphs";
+    case RecordKind::ExternalId:
+      return "external_ids";
     case RecordKind::Count:
       break;
   }
@@ -419,6 +434,11 @@ void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out) {
       return writeSync(trace, w);
     case RecordKind::Overhead:
       return writeOverhead(trace, w);
+    case RecordKind::Memory:
+    case RecordKind::MemoryPool:
+    case RecordKind::Uvm:
+    case RecordKind::Graph:
+    case RecordKind::ExternalId:
     case RecordKind::Count:
       break;
   }

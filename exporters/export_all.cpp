@@ -62,9 +62,9 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
     for (int k = 0; k < kRecordKindCount; ++k) {
       const auto kind = static_cast<RecordKind>(k);
       // Tables of the main kinds are always written (a header alone says "none");
-      // sync and overhead only when recorded.
-      if ((kind == RecordKind::Sync || kind == RecordKind::Overhead) && trace.store.count(kind) == 0)
-        continue;
+      // the others only when recorded.
+      const bool mainKind = kind <= RecordKind::Nvtx;
+      if (csvColumns(kind).empty() || (!mainKind && trace.store.count(kind) == 0)) continue;
       writeFile(prefix + "." + csvTableName(kind) + ".csv",
                 [&](std::ostream& out) { writeCsvTable(trace, kind, out); }, overwrite, result);
     }

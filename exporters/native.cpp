@@ -178,6 +178,11 @@ StringId maxStringId(const ApiRecord& r) { return r.name; }
 StringId maxStringId(const NvtxRecord& r) { return std::max(r.message, r.domain); }
 StringId maxStringId(const SyncRecord&) { return kNoString; }
 StringId maxStringId(const OverheadRecord& r) { return r.name; }
+StringId maxStringId(const MemoryRecord&) { return kNoString; }
+StringId maxStringId(const MemoryPoolRecord&) { return kNoString; }
+StringId maxStringId(const UvmRecord&) { return kNoString; }
+StringId maxStringId(const GraphRecord&) { return kNoString; }
+StringId maxStringId(const ExternalIdRecord&) { return kNoString; }
 
 class NativeReader {
  public:
@@ -377,23 +382,11 @@ class NativeReader {
                   std::to_string(size) + " bytes do not fill " + std::to_string(payload) +
                   " bytes)");
     }
-    switch (static_cast<RecordKind>(kind)) {
-      case RecordKind::Kernel:
-        return readRecords<KernelRecord>(size, count);
-      case RecordKind::Memcpy:
-        return readRecords<MemcpyRecord>(size, count);
-      case RecordKind::Memset:
-        return readRecords<MemsetRecord>(size, count);
-      case RecordKind::Api:
-        return readRecords<ApiRecord>(size, count);
-      case RecordKind::Nvtx:
-        return readRecords<NvtxRecord>(size, count);
-      case RecordKind::Sync:
-        return readRecords<SyncRecord>(size, count);
-      case RecordKind::Overhead:
-        return readRecords<OverheadRecord>(size, count);
-      case RecordKind::Count:
-        break;
+    if (kind < kRecordKindCount) {
+      bool ok = false;
+      visitRecordKind(static_cast<RecordKind>(kind),
+                      [&](auto tag) { ok = readRecords<typename decltype(tag)::type>(size, count); });
+      return ok;
     }
     // A kind added after this build: skipped, and counted in finish().
     if (!skip(payload))

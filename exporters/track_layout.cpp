@@ -147,13 +147,16 @@ TimelineBase scanTimeline(const Trace& trace) {
   TimelineBase result;
   uint64_t earliest = UINT64_MAX;
   forEachKind(trace.store, [&](const auto& records) {
-    records.forEach([&](const auto& r) {
-      if (!drawable(r.start, r.end)) {
-        ++result.incomplete;
-      } else if (r.start < earliest) {
-        earliest = r.start;
-      }
-    });
+    using T = typename std::decay_t<decltype(records)>::value_type;
+    if constexpr (kIsTimed<T>) {
+      records.forEach([&](const T& r) {
+        if (!drawable(recordStart(r), recordEnd(r))) {
+          ++result.incomplete;
+        } else if (recordStart(r) < earliest) {
+          earliest = recordStart(r);
+        }
+      });
+    }
   });
   result.base = trace.meta.baseTimestampNs;
   if (earliest != UINT64_MAX && (result.base == 0 || earliest < result.base)) result.base = earliest;

@@ -207,6 +207,8 @@ void Tracer::writeOutputs() {
   line += " (";
   for (int k = 0; k < kRecordKindCount; ++k) {
     const auto kind = static_cast<RecordKind>(k);
+    // The kinds every trace has are always named; the others when recorded.
+    if (kind > RecordKind::Nvtx && trace_.store.count(kind) == 0) continue;
     line += std::string(k ? ", " : "") + recordKindName(kind) + " " + std::to_string(trace_.store.count(kind));
   }
   line += "; dropped " + std::to_string(trace_.totalDropped()) + ")\n";

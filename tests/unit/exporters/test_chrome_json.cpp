@@ -722,7 +722,12 @@ TEST_CASE("chrome json: metadata describes the trace and everything lost") {
                               {"api", 7},
                               {"nvtx", 4},
                               {"sync", 1},
-                              {"overhead", 1}}));
+                              {"overhead", 1},
+                              {"memory", 0},
+                              {"memory_pool", 0},
+                              {"uvm", 0},
+                              {"graph", 0},
+                              {"external_id", 0}}));
   CHECK(m["dropped_records"] == 7);
   CHECK(m["dropped"]["kernel"] == 5);
   CHECK(m["dropped"]["memcpy"] == 0);
