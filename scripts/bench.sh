@@ -2,13 +2,16 @@
 # Overhead on the GPU machine: the launch-bound loop (bench/launch_loop, 200000
 # tiny kernels over 4 streams) untraced, under the floor consumer (CUPTI with
 # records only counted) and under cuptitrace, with the same activity kinds,
-# interleaved, RUNS times each. Reports the medians of the loop's time per
-# launch and of the process's wall time, and their ratios.
-#   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000
+# interleaved, RUNS times each. The same for a PyTorch loop of TORCH_N tiny
+# operations (bench/torch_loop.py, injected into python3) when PyTorch with
+# CUDA is installed. Reports the medians of the loop's time per launch and of
+# the process's wall time, and their ratios.
+#   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000, TORCH_N=40000
 set -u
 BUILD=${1:-${BUILD:-build-gpu}}
 RUNS=${RUNS:-5}
 N=${N:-200000}
+TORCH_N=${TORCH_N:-40000}
 loop=$BUILD/bench/launch_loop
 floor=$BUILD/bench/libfloor_consumer.so
 lib=$BUILD/injection/libcuptitrace.so
@@ -29,12 +32,26 @@ declare -A envs=(
   [cuptitrace_all]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=all CUPTITRACE_SUMMARY=none"
 )
 order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default floor_all cuptitrace_all)
+# name -> command; every run not named here is the launch loop
+declare -A cmds=()
+if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+  torch_loop="python3 $(dirname "$0")/../bench/torch_loop.py $TORCH_N"
+  envs[torch_untraced]=""
+  envs[torch_floor_default]="${envs[floor_default]}"
+  envs[torch_cuptitrace_default]="${envs[cuptitrace_default]}"
+  for name in torch_untraced torch_floor_default torch_cuptitrace_default; do
+    cmds[$name]=$torch_loop
+    order+=("$name")
+  done
+else
+  echo "bench: no PyTorch with CUDA here; the PyTorch rows are left out" >&2
+fi
 declare -A per_launch wall
 for run in $(seq "$RUNS"); do
   for name in "${order[@]}"; do
     rm -f "$out/$name".json "$out/$name".reports.txt
     t0=$(date +%s%N)
-    line=$(env ${envs[$name]} CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 "$loop" "$N" 2>"$out/$name.err")
+    line=$(env ${envs[$name]} CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 ${cmds[$name]:-$loop $N} 2>"$out/$name.err")
     t1=$(date +%s%N)
     us=$(sed -n 's/.* \([0-9.]*\) us per launch/\1/p' <<<"$line")
     [ -n "$us" ] || { echo "bench: $name run $run failed: $(tail -2 "$out/$name.err")" >&2; exit 1; }
@@ -44,14 +61,15 @@ for run in $(seq "$RUNS"); do
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 printf '\n%-20s %16s %14s %18s %16s\n' run "us/launch (med)" "wall ms (med)" "vs untraced" "vs floor"
-base=$(median <<<"${per_launch[untraced]}")
 for name in "${order[@]}"; do
+  case $name in torch_*) base=$(median <<<"${per_launch[torch_untraced]}") ;;
+                *) base=$(median <<<"${per_launch[untraced]}") ;; esac
   m=$(median <<<"${per_launch[$name]}")
   w=$(median <<<"${wall[$name]}")
   vs_untraced=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.3f", a / b}')
   vs_floor="-"
-  case $name in cuptitrace_*)
-    f=$(median <<<"${per_launch[floor_${name#cuptitrace_}]}")
+  case $name in *cuptitrace_*)
+    f=$(median <<<"${per_launch[${name/cuptitrace_/floor_}]}")
     vs_floor=$(awk -v a="$m" -v b="$f" 'BEGIN {printf "%.3f", a / b}') ;;
   esac
   printf '%-20s %16s %14s %18s %16s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor"
