@@ -12,6 +12,9 @@ BUILD=${1:-${BUILD:-build-gpu}}
 RUNS=${RUNS:-5}
 N=${N:-200000}
 TORCH_N=${TORCH_N:-40000}
+# Every run on the same few cores, so that where the scheduler puts a run does
+# not weigh more than what is measured. PIN= runs unpinned.
+PIN=${PIN-taskset -c 2-7}
 loop=$BUILD/bench/launch_loop
 floor=$BUILD/bench/libfloor_consumer.so
 lib=$BUILD/injection/libcuptitrace.so
@@ -51,7 +54,7 @@ for run in $(seq "$RUNS"); do
   for name in "${order[@]}"; do
     rm -f "$out/$name".json "$out/$name".reports.txt
     t0=$(date +%s%N)
-    line=$(env ${envs[$name]} CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 ${cmds[$name]:-$loop $N} 2>"$out/$name.err")
+    line=$($PIN env ${envs[$name]} CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 ${cmds[$name]:-$loop $N} 2>"$out/$name.err")
     t1=$(date +%s%N)
     us=$(sed -n 's/.* \([0-9.]*\) us per launch/\1/p' <<<"$line")
     [ -n "$us" ] || { echo "bench: $name run $run failed: $(tail -2 "$out/$name.err")" >&2; exit 1; }
