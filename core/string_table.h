@@ -28,6 +28,17 @@ class StringTable {
   // Number of ids handed out, kNoString included.
   size_t size() const { return strings_.size(); }
 
+  // Calls f(id, string) for every id from `first` on, under the table's lock,
+  // so a reader can run while other threads intern (the spill journal writes
+  // the strings interned since its last chunk). Returns the next id.
+  template <typename F>
+  StringId visitFrom(StringId first, F&& f) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto end = static_cast<StringId>(strings_.size());
+    for (StringId id = first; id < end; ++id) f(id, std::string_view(strings_[id]));
+    return end < first ? first : end;
+  }
+
  private:
   mutable std::mutex mutex_;
   std::deque<std::string> strings_;  // deque: references stay valid as it grows

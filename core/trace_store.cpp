@@ -1,6 +1,29 @@
 #include "core/trace_store.h"
 
+#include <exception>
+#include <string>
+
 namespace cuptitrace {
+
+const char* spillModeName(SpillMode mode) {
+  switch (mode) {
+    case SpillMode::Off: return "off";
+    case SpillMode::Auto: return "auto";
+    case SpillMode::Always: return "always";
+  }
+  return "auto";
+}
+
+TraceStore::~TraceStore() {
+  // The sequences point into the spill file's mappings: they go first.
+  forEachRecordType([&](auto tag) { sequence<typename decltype(tag)::type>().clear(); });
+}
+
+void TraceStore::setSpill(std::unique_ptr<SpillFile> file, SpillMode mode) {
+  spill_ = std::move(file);
+  // Published last: the writer looks at the file only once it sees the mode.
+  mode_.store(spill_ ? mode : SpillMode::Off, std::memory_order_release);
+}
 
 uint64_t TraceStore::count(RecordKind kind) const {
   uint64_t n = 0;
@@ -12,6 +35,82 @@ uint64_t TraceStore::totalDropped() const {
   uint64_t n = 0;
   for (auto d : dropped_) n += d;
   return n;
+}
+
+uint64_t TraceStore::bytesReserved() const {
+  uint64_t n = 0;
+  forEachKind(*this, [&](const auto& seq) { n += seq.bytesReserved(); });
+  return n;
+}
+
+bool TraceStore::spillUsable() const {
+  return spillMode() != SpillMode::Off && !spill_->failed();
+}
+
+void TraceStore::chunkFilled(RecordKind kind, size_t chunk) {
+  full_.push_back({kind, static_cast<uint32_t>(chunk)});
+  if (spillMode() != SpillMode::Always) return;
+  // Everything full goes to disk now, so a killed process leaves it behind.
+  while (!full_.empty() && spillUsable()) {
+    const FullChunk c = full_.front();
+    full_.pop_front();
+    spillChunk(c);
+  }
+}
+
+bool TraceStore::makeRoom(uint64_t bytes) {
+  while (bytesReserved() + bytes > maxBytes_) {
+    if (full_.empty() || !spillUsable()) return false;
+    const FullChunk c = full_.front();
+    full_.pop_front();
+    if (!spillChunk(c)) return false;
+  }
+  return true;
+}
+
+void TraceStore::requeue(RecordKind kind) {
+  std::deque<FullChunk> others;
+  for (const FullChunk& c : full_)
+    if (c.kind != kind) others.push_back(c);
+  std::deque<FullChunk> queue;
+  visitRecordKind(kind, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto& seq = sequence<T>();
+    for (size_t c = 0; c < seq.chunkCount(); ++c)
+      if (!seq.chunkSpilled(c) && seq.chunkSize(c) == ChunkedVector<T>::kChunkRecords)
+        queue.push_back({kind, static_cast<uint32_t>(c)});
+  });
+  queue.insert(queue.end(), others.begin(), others.end());
+  full_.swap(queue);
+}
+
+bool TraceStore::spillChunk(FullChunk c) {
+  bool ok = true;
+  visitRecordKind(c.kind, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto& seq = sequence<T>();
+    // Entries go stale when records are filtered or cleared after they were queued.
+    if (c.chunk >= seq.chunkCount() || seq.chunkSpilled(c.chunk) ||
+        seq.chunkSize(c.chunk) != ChunkedVector<T>::kChunkRecords)
+      return;
+    uint32_t id = 0;
+    const void* mapped = nullptr;
+    // On the drain thread: nothing may escape it, memory running out included.
+    try {
+      mapped = spill_->appendChunk(c.kind, sizeof(T), c.chunk, seq.chunkData(c.chunk),
+                                   static_cast<uint32_t>(ChunkedVector<T>::kChunkRecords), id);
+    } catch (const std::exception& e) {
+      spill_->stop(std::string("spilling failed: ") + e.what());
+    }
+    if (mapped == nullptr) {
+      ok = false;
+      return;
+    }
+    seq.spillChunk(c.chunk, static_cast<const T*>(mapped), id, spill_.get());
+    ++spilledChunks_;
+    spilledRecords_ += ChunkedVector<T>::kChunkRecords;
+  });
+  return ok;
 }
 
 }  // namespace cuptitrace

@@ -1,0 +1,134 @@
+// The spill journal's file layout, shared by its writer (a store spilling past
+// its memory cap) and its reader (`cuptitrace recover`).
+//
+// A process that dies by SIGKILL or _exit() runs none of our code, so the file
+// must describe itself: what the trace is about, the strings records name, and
+// the records, in blocks that each say their length and checksum, so that what
+// reached the disk is used and a torn tail is recognised and left out.
+//
+// Layout (all integers little-endian, like the native format):
+//
+//   "CTJOURNL"            8 bytes of magic
+//   uint32 version        kJournalVersion
+//   uint32 reserved       0
+//   blocks, each at a multiple of 16 bytes from the start:
+//     uint32 type         JournalBlock
+//     uint32 length       payload bytes; the payload is zero-padded to a multiple of 16
+//     uint32 payloadCrc   CRC-32C of the payload (length bytes)
+//     uint32 headerCrc    CRC-32C of the 12 bytes before it
+//     payload
+//
+//   METADATA (1)  tool version, host, pid, program, command line, clock, base
+//                 timestamp, start realtime, start timestamp, CUPTI version,
+//                 driver version, then the configuration pairs (the order of the
+//                 native format's METADATA section)
+//   STRINGS  (2)  uint32 first id, uint32 count, count x (uint32 length, bytes):
+//                 ids first, first+1, ...; written before any chunk naming them
+//   CHUNK    (3)  uint8 kind, 3 zero bytes, uint32 sizeof(record), uint32 slot
+//                 (the chunk's index within its kind), uint32 count, raw records
+//   INFO     (4)  devices, contexts, stream/thread/device names (the native
+//                 METADATA encoding of them); the latest one counts
+//   DEAD     (5)  a CHUNK whose records left the trace (filtered out); only its
+//                 header is rewritten, in place
+//   PAD      (6)  skipped; keeps a chunk inside one mapped segment
+//
+// Chunks are the only blocks rewritten in place (the store filtering records
+// after they were spilled): payload first, then the header with the new
+// checksum. A reader that finds a chunk whose payload does not match its
+// checksum skips that chunk and goes on; any other block that does not check
+// out ends the readable part (a torn tail).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace cuptitrace::journal {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the spill journal is little-endian");
+
+inline constexpr char kMagic[8] = {'C', 'T', 'J', 'O', 'U', 'R', 'N', 'L'};
+inline constexpr uint32_t kJournalVersion = 1;
+inline constexpr uint64_t kFileHeaderBytes = 16;
+inline constexpr uint64_t kBlockHeaderBytes = 16;
+inline constexpr uint64_t kChunkHeaderBytes = 16;  // kind, pad, record size, slot, count
+inline constexpr uint64_t kAlign = 16;
+// Chunks are read back through read-only mappings of this many bytes each; a
+// chunk never straddles two (a PAD block moves it to the next).
+inline constexpr uint64_t kSegmentBytes = uint64_t{256} << 20;
+
+enum class Block : uint32_t { Metadata = 1, Strings = 2, Chunk = 3, Info = 4, Dead = 5, Pad = 6 };
+
+struct BlockHeader {
+  uint32_t type;
+  uint32_t length;
+  uint32_t payloadCrc;
+  uint32_t headerCrc;
+};
+static_assert(sizeof(BlockHeader) == kBlockHeaderBytes);
+
+struct ChunkHeader {
+  uint8_t kind;
+  uint8_t reserved[3];
+  uint32_t recordSize;
+  uint32_t slot;
+  uint32_t count;
+};
+static_assert(sizeof(ChunkHeader) == kChunkHeaderBytes);
+
+inline constexpr uint64_t alignUp(uint64_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
+
+// CRC-32C (Castagnoli); `crc` continues an earlier value (0 to start).
+uint32_t crc32c(const void* data, size_t n, uint32_t crc = 0);
+
+// A header for a payload of `length` bytes with checksum `payloadCrc`.
+BlockHeader makeHeader(Block type, uint32_t length, uint32_t payloadCrc);
+bool headerValid(const BlockHeader& h);
+
+// Appends values to a byte buffer (the native format's encoding).
+class Writer {
+ public:
+  explicit Writer(std::string& out) : out_(out) {}
+  void u32(uint32_t v) { raw(&v, sizeof v); }
+  void i32(int32_t v) { raw(&v, sizeof v); }
+  void u64(uint64_t v) { raw(&v, sizeof v); }
+  void str(std::string_view s) {
+    u32(static_cast<uint32_t>(s.size()));
+    out_.append(s.data(), s.size());
+  }
+  void raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
+
+ private:
+  std::string& out_;
+};
+
+// Reads values from a byte range; every read checks the bytes are there.
+class Reader {
+ public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  bool u32(uint32_t& v) { return raw(&v, sizeof v); }
+  bool i32(int32_t& v) { return raw(&v, sizeof v); }
+  bool u64(uint64_t& v) { return raw(&v, sizeof v); }
+  bool str(std::string& s) {
+    uint32_t n = 0;
+    if (!u32(n) || n > remaining()) return false;
+    s.assign(data_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  bool raw(void* out, size_t n) {
+    if (n > remaining()) return false;
+    std::memcpy(out, data_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  size_t remaining() const { return data_.size() - pos_; }
+
+ private:
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+}  // namespace cuptitrace::journal
