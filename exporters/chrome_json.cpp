@@ -2,13 +2,16 @@
 // Perfetto" describes:
 //
 // - The host process (pid = the traced pid): one track per OS thread, with
-//   CUDA runtime and driver calls (X, cat "cuda_runtime"/"cuda_driver") and
-//   NVTX push/pop ranges (X, cat "nvtx") nested on it, NVTX marks as thread
-//   instants, NVTX start/end ranges as async b/e pairs (they need not nest),
-//   and a "CUPTI overhead" track.
+//   CUDA runtime and driver calls (X, cat "cuda_runtime"/"cuda_driver"),
+//   C library calls that blocked (X, cat "osrt") and NVTX push/pop ranges
+//   (X, cat "nvtx") nested on it, NVTX marks as thread instants, NVTX
+//   start/end ranges as async b/e pairs (they need not nest), and a "CUPTI
+//   overhead" track. Calls and GPU work made while the program had an
+//   external id or scope pushed carry "external_id", "scope" and "scope_id".
 // - One process per GPU used (pid = gpuProcessId): a track per CUDA stream
-//   (tid = stream id) with kernels, copies and sets, and a track per context
-//   with synchronization.
+//   (tid = stream id) with kernels, copies, sets and whole graph launches
+//   (graph-level tracing), and a track per context with synchronization;
+//   memory counters and unified memory tracks (memory_tracks.h) after the rest.
 // - An arrow from each launching call to the GPU work it launched, in the
 //   "v2" encoding: "bind_id" with "flow_out" on the call's X event and
 //   "flow_in" on the GPU slice's. Perfetto's JSON parser
@@ -23,6 +26,13 @@
 //
 // Times are microseconds relative to the base timestamp, with three decimals
 // so that every nanosecond survives Perfetto's reading (which rounds to ns).
+//
+// Several traces in one file (cuptitrace merge): each trace's events are
+// written as alone, placed as its TimelineInput says (pids, thread ids, GPU
+// pids, process names), with its times shifted onto wall-clock time (its
+// base is the file's wall-clock base minus its own clock offset), its flow
+// and async ids after those of the traces before it; "metadata" then holds
+// the file's base and, under "inputs", each trace's own metadata.
 // A record without a start, or whose end is missing (0) or before its start,
 // is not drawn and is counted in metadata "incomplete_records". The events
 // are formatted into one buffer and handed to the stream in large blocks.
@@ -30,6 +40,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -38,7 +49,9 @@
 #include <vector>
 
 #include "core/demangle.h"
+#include "exporters/external_ids.h"
 #include "exporters/json_text.h"
+#include "exporters/memory_tracks.h"
 #include "exporters/track_layout.h"
 
 namespace cuptitrace {
@@ -50,15 +63,17 @@ constexpr size_t kFlushBytes = size_t{1} << 20;
 constexpr uint32_t kNotApplicable = 0xffffffffu;
 
 bool isDriver(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Driver); }
+bool isOsrt(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Osrt); }
 
 // The members of one JSON object, with the commas between them. Keys are
 // the string literals of this file (nothing to escape, length known at
-// compile time); escapedKey() takes any other.
+// compile time); escapedKey() takes any other. Inlined whatever the size of
+// the writer using them: each is a few stores once the key's length is known.
+#define CUPTITRACE_JSON_MEMBER template <size_t N> inline __attribute__((always_inline)) void
 class JsonObject {
  public:
   explicit JsonObject(JsonText& b) : b_(b) { b_.put('{'); }
-  template <size_t N>
-  void key(const char (&name)[N]) {
+  CUPTITRACE_JSON_MEMBER key(const char (&name)[N]) {
     if (first_) {
       first_ = false;
       b_.put('"');
@@ -74,37 +89,31 @@ class JsonObject {
     b_.quoted(name);
     b_.put(':');
   }
-  template <size_t N>
-  void u(const char (&name)[N], uint64_t v) {
+  CUPTITRACE_JSON_MEMBER u(const char (&name)[N], uint64_t v) {
     key(name);
     b_.uint(v);
   }
-  template <size_t N>
-  void i(const char (&name)[N], int64_t v) {
+  CUPTITRACE_JSON_MEMBER i(const char (&name)[N], int64_t v) {
     key(name);
     b_.sint(v);
   }
-  template <size_t N>
-  void s(const char (&name)[N], std::string_view v) {
+  CUPTITRACE_JSON_MEMBER s(const char (&name)[N], std::string_view v) {
     key(name);
     b_.quoted(v);
   }
   // Text of our own (enum names): nothing to escape.
-  template <size_t N>
-  void plain(const char (&name)[N], std::string_view v) {
+  CUPTITRACE_JSON_MEMBER plain(const char (&name)[N], std::string_view v) {
     key(name);
     b_.put('"');
     b_.put(v);
     b_.put('"');
   }
-  template <size_t N>
-  void b(const char (&name)[N], bool v) {
+  CUPTITRACE_JSON_MEMBER b(const char (&name)[N], bool v) {
     key(name);
     v ? b_.lit("true") : b_.lit("false");
   }
   // `json` is already JSON text (a quoted, escaped string from a cache).
-  template <size_t N>
-  void raw(const char (&name)[N], std::string_view json) {
+  CUPTITRACE_JSON_MEMBER raw(const char (&name)[N], std::string_view json) {
     key(name);
     b_.put(json);
   }
@@ -114,8 +123,32 @@ class JsonObject {
   JsonText& b_;
   bool first_ = true;
 };
+#undef CUPTITRACE_JSON_MEMBER
 
 enum class TrackKind : uint8_t { HostThread, Overhead, Stream, Sync };
+
+// The file being written: the text not yet handed to the stream, and what
+// has been written.
+struct JsonSink {
+  explicit JsonSink(std::ostream& o) : out(o) { b.reserve(kFlushBytes + (64 << 10)); }
+  void flush() {
+    out.write(b.view().data(), static_cast<std::streamsize>(b.size()));
+    b.clear();
+  }
+  std::ostream& out;
+  JsonText b;
+  JsonExportStats stats;
+};
+
+// Where one trace's events go in a file that holds several: its base on its
+// own clock, and the ids before its own.
+struct JsonPlacement {
+  bool merged = false;
+  uint64_t base = 0;       // on the trace's clock: times are written relative to it
+  uint64_t flowBase = 0;   // added to every bind_id (its correlation ids)
+  uint64_t asyncBase = 0;  // added to every NVTX async id
+  uint64_t sortBase = 0;   // added to every process_sort_index
+};
 
 struct Track {
   TrackKind kind;
@@ -130,40 +163,51 @@ struct Track {
 
 class ChromeJsonWriter {
  public:
-  ChromeJsonWriter(const Trace& trace, std::ostream& out)
-      : trace_(trace),
-        out_(out),
-        api_(trace.store.records<ApiRecord>()),
-        nvtx_(trace.store.records<NvtxRecord>()),
-        kernels_(trace.store.records<KernelRecord>()),
-        memcpys_(trace.store.records<MemcpyRecord>()),
-        memsets_(trace.store.records<MemsetRecord>()),
-        syncs_(trace.store.records<SyncRecord>()),
-        overheads_(trace.store.records<OverheadRecord>()),
+  ChromeJsonWriter(const TimelineInput& in, JsonSink& sink)
+      : in_(in),
+        trace_(*in.trace),
+        sink_(sink),
+        b_(sink.b),
+        api_(trace_.store.records<ApiRecord>()),
+        nvtx_(trace_.store.records<NvtxRecord>()),
+        kernels_(trace_.store.records<KernelRecord>()),
+        memcpys_(trace_.store.records<MemcpyRecord>()),
+        memsets_(trace_.store.records<MemsetRecord>()),
+        syncs_(trace_.store.records<SyncRecord>()),
+        overheads_(trace_.store.records<OverheadRecord>()),
+        graphs_(trace_.store.records<GraphRecord>()),
         launches_(api_),
-        hostPid_(trace.meta.pid) {
-    b_.reserve(kFlushBytes + (64 << 10));
-    for (const ContextInfo& c : trace.contexts) contextDevice_[c.contextId] = c.deviceId;
+        externalIds_(trace_),
+        hostPid_(in.hostPid()) {
+    for (const ContextInfo& c : trace_.contexts) contextDevice_[c.contextId] = c.deviceId;
   }
 
-  JsonExportStats write() {
+  // Plans the layout; then the trace's own base and ids are known.
+  void plan() {
     scanRecords();
     planFlows();
     layOutSlices();
+  }
+  uint64_t ownBase() const { return base_; }
+  // The largest bind_id and the number of async ids it writes, before its placement's bases.
+  uint64_t maxFlowId() const { return maxCorrelation_; }
+  uint64_t asyncIds() const { return asyncCount_; }
 
-    b_.lit("{\"traceEvents\":[\n");
+  // Its events, with the commas before them, into the traceEvents array.
+  void writeEvents(const JsonPlacement& placement) {
+    place_ = placement;
+    if (place_.merged) base_ = place_.base;
     writeNameEvents();
     for (const Track& t : tracks_) {
       for (size_t i = t.first; i < t.first + t.count; ++i) writeSlice(slices_[i], t);
     }
     writeNvtxInstantsAndAsync();
-    b_.lit("\n],\n\"metadata\":");
-    writeMetadata();
-    b_.lit("}\n");
-    flush();
-    stats_.clamped = clamped_;
-    return stats_;
+    sink_.stats.events += writeJsonMemoryEvents(in_, base_, place_.sortBase, b_, sink_.stats.events == 0, [&] {
+      if (b_.size() >= kFlushBytes) sink_.flush();
+    });
+    sink_.stats.clamped += clamped_;
   }
+
 
  private:
   // ---- Planning -------------------------------------------------------------
@@ -188,6 +232,14 @@ class ChromeJsonWriter {
     kernels_.forEach(mark);
     memcpys_.forEach(mark);
     memsets_.forEach(mark);
+    graphs_.forEach(mark);
+    api_.forEach([&](const ApiRecord& r) {
+      maxCorrelation_ = std::max<uint64_t>(maxCorrelation_, r.correlationId);
+    });
+    nvtx_.forEach([&](const NvtxRecord& r) {
+      if (r.type == static_cast<uint8_t>(NvtxType::StartEnd) && drawable(r.start, r.end))
+        ++asyncCount_;
+    });
   }
 
   uint32_t track(TrackKind kind, uint32_t pid, uint32_t tid, uint32_t device, uint32_t context) {
@@ -207,16 +259,20 @@ class ChromeJsonWriter {
   // Perfetto reads tid 0 as "the process's main thread"; do the same here,
   // or its slices would be laid out apart from the main thread's.
   uint32_t hostThreadTrack(uint32_t tid) {
-    return track(TrackKind::HostThread, hostPid_, tid == 0 ? hostPid_ : tid, 0, 0);
+    return track(TrackKind::HostThread, hostPid_, hostTid(tid), 0, 0);
   }
+  // A thread id as written: the main thread's for 0, moved with the pid.
+  uint32_t hostTid(uint32_t tid) const {
+    return (tid == 0 ? trace_.meta.pid : tid) + in_.idOffset;
+  }
+  uint32_t gpuPid(uint32_t device) const { return gpuProcessId(in_.gpuKey, device); }
   uint32_t streamTrack(uint32_t device, uint32_t stream) {
-    return track(TrackKind::Stream, gpuProcessId(hostPid_, device), stream, device, 0);
+    return track(TrackKind::Stream, gpuPid(device), stream, device, 0);
   }
   uint32_t syncTrack(uint32_t context) {
     const auto it = contextDevice_.find(context);
     const uint32_t device = it == contextDevice_.end() ? 0 : it->second;
-    return track(TrackKind::Sync, gpuProcessId(hostPid_, device), syncTrackTid(context), device,
-                 context);
+    return track(TrackKind::Sync, gpuPid(device), syncTrackTid(context), device, context);
   }
 
   // Calls f(track, slice) for every record drawn as an X slice.
@@ -250,6 +306,11 @@ class ChromeJsonWriter {
       const MemsetRecord& r = memsets_[i];
       if (drawable(r.start, r.end))
         f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Memset));
+    }
+    for (size_t i = 0; i < graphs_.size(); ++i) {
+      const GraphRecord& r = graphs_[i];
+      if (drawable(r.start, r.end))
+        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Graph));
     }
     for (size_t i = 0; i < syncs_.size(); ++i) {
       const SyncRecord& r = syncs_[i];
@@ -295,17 +356,13 @@ class ChromeJsonWriter {
   // ---- Event text -------------------------------------------------------------
 
   void beginEvent() {
-    if (stats_.events != 0) b_.lit(",\n");
+    if (sink_.stats.events != 0) b_.lit(",\n");
     b_.put('{');
   }
   void endEvent() {
     b_.put('}');
-    ++stats_.events;
-    if (b_.size() >= kFlushBytes) flush();
-  }
-  void flush() {
-    out_.write(b_.view().data(), static_cast<std::streamsize>(b_.size()));
-    b_.clear();
+    ++sink_.stats.events;
+    if (b_.size() >= kFlushBytes) sink_.flush();
   }
   void time(std::string_view key, uint64_t ns) {
     b_.put(key);
@@ -357,13 +414,24 @@ class ChromeJsonWriter {
   void flowIn(uint32_t correlationId) {
     if (launches_.find(correlationId) == LaunchIndex::kNone) return;
     b_.lit(",\"bind_id\":");
-    b_.uint(correlationId);
+    b_.uint(place_.flowBase + correlationId);
     b_.lit(",\"flow_in\":true");
-    ++stats_.flows;
+    ++flows_;
+    ++sink_.stats.flows;
   }
   // How much layoutTrack cut off the slice to fit it on its track.
   static void adjustment(JsonObject& args, const Slice& s, uint64_t start, uint64_t end) {
     if (s.adjusted) args.u("clamped_ns", (end - start) - (s.end - s.start));
+  }
+  // What the program had pushed (cuptitrace.h) when the call was made.
+  void externalIdArgs(JsonObject& args, uint32_t correlationId) {
+    const ExternalIdEntry* e = externalIds_.find(correlationId);
+    if (e == nullptr) return;
+    if (e->hasId) args.u("external_id", e->id);
+    if (e->hasScope) {
+      args.raw("scope", quoted(e->scopeName));
+      args.u("scope_id", e->scopeId);
+    }
   }
   static void graphIds(JsonObject& args, uint32_t graphId, uint64_t graphNodeId) {
     if (graphId != 0) args.u("graph_id", graphId);
@@ -388,6 +456,8 @@ class ChromeJsonWriter {
         return writeApi(s, t);
       case SliceSource::Nvtx:
         return writeNvtxRange(s, t);
+      case SliceSource::Graph:
+        return writeGraph(s, t);
       case SliceSource::Kernel:
         return writeKernel(s, t);
       case SliceSource::Memcpy:
@@ -401,12 +471,36 @@ class ChromeJsonWriter {
     }
   }
 
+  // A whole graph launch (CUPTITRACE_GRAPHS=graph), with the arrow from its cudaGraphLaunch.
+  void writeGraph(const Slice& s, const Track& t) {
+    const GraphRecord& g = graphs_[s.index];
+    beginSlice("graph");
+    b_.lit("\"Graph ");
+    b_.uint(g.graphId);
+    b_.put('"');
+    sliceTimes(t, s);
+    flowIn(g.correlationId);
+    b_.lit(",\"args\":");
+    JsonObject args(b_);
+    args.u("graph_id", g.graphId);
+    args.u("device", g.deviceId);
+    args.u("context", g.contextId);
+    args.u("stream", g.streamId);
+    args.u("correlation", g.correlationId);
+    if (g.endDeviceId != g.deviceId) args.u("end_device", g.endDeviceId);
+    externalIdArgs(args, g.correlationId);
+    adjustment(args, s, g.start, g.end);
+    args.close();
+    endEvent();
+  }
+
   void writeApi(const Slice& s, const Track& t) {
     const ApiRecord& r = api_[s.index];
+    if (isOsrt(r)) return writeOsrt(r, s, t);
     beginSlice(isDriver(r) ? "cuda_driver" : "cuda_runtime", quoted(r.name), t, s);
     if (hasFlow_[s.index]) {
       b_.lit(",\"bind_id\":");
-      b_.uint(r.correlationId);
+      b_.uint(place_.flowBase + r.correlationId);
       b_.lit(",\"flow_out\":true");
     }
     b_.lit(",\"args\":");
@@ -415,6 +509,19 @@ class ChromeJsonWriter {
     args.u("cbid", r.cbid);
     args.u("return_value", r.returnValue);
     args.plain("domain", isDriver(r) ? "driver" : "runtime");
+    externalIdArgs(args, r.correlationId);
+    adjustment(args, s, r.start, r.end);
+    args.close();
+    endEvent();
+  }
+
+  // A C library call that blocked the thread (the osrt activity).
+  void writeOsrt(const ApiRecord& r, const Slice& s, const Track& t) {
+    beginSlice("osrt", quoted(r.name), t, s);
+    b_.lit(",\"args\":");
+    JsonObject args(b_);
+    args.plain("domain", "osrt");
+    if (r.returnValue != 0) args.u("errno", r.returnValue);
     adjustment(args, s, r.start, r.end);
     args.close();
     endEvent();
@@ -439,6 +546,7 @@ class ChromeJsonWriter {
     graphIds(args, k.graphId, k.graphNodeId);
     args.plain("launch_type", launchTypeName(k.launchType));
     if (k.isDeviceLaunched) args.b("device_launched", true);
+    externalIdArgs(args, k.correlationId);
     adjustment(args, s, k.start, k.end);
     args.close();
     endEvent();
@@ -481,6 +589,7 @@ class ChromeJsonWriter {
       args.u("dst_device", m.dstDeviceId);
     }
     graphIds(args, m.graphId, m.graphNodeId);
+    externalIdArgs(args, m.correlationId);
     adjustment(args, s, m.start, m.end);
     args.close();
     endEvent();
@@ -506,6 +615,7 @@ class ChromeJsonWriter {
     args.u("context", m.contextId);
     args.u("correlation", m.correlationId);
     graphIds(args, m.graphId, m.graphNodeId);
+    externalIdArgs(args, m.correlationId);
     adjustment(args, s, m.start, m.end);
     args.close();
     endEvent();
@@ -603,7 +713,7 @@ class ChromeJsonWriter {
   // Marks as thread instants; start/end ranges as async slices of the host
   // process, which may overlap anything and may end on another thread.
   void writeNvtxInstantsAndAsync() {
-    uint64_t asyncId = 0;
+    uint64_t asyncId = place_.asyncBase;
     auto head = [&](const char* phase, const NvtxRecord& r, uint32_t tid, uint64_t ns) {
       beginEvent();
       b_.put(phase);
@@ -612,7 +722,7 @@ class ChromeJsonWriter {
       b_.lit(",\"pid\":");
       b_.uint(hostPid_);
       b_.lit(",\"tid\":");
-      b_.uint(tid == 0 ? hostPid_ : tid);
+      b_.uint(hostTid(tid));
       time(",\"ts\":", ns);
     };
     nvtx_.forEach([&](const NvtxRecord& r) {
@@ -679,7 +789,7 @@ class ChromeJsonWriter {
   std::string trackName(const Track& t) const {
     switch (t.kind) {
       case TrackKind::HostThread:
-        return hostThreadName(trace_, t.tid);
+        return hostThreadName(trace_, t.tid - in_.idOffset);
       case TrackKind::Overhead:
         return kOverheadTrackName;
       case TrackKind::Stream:
@@ -699,24 +809,38 @@ class ChromeJsonWriter {
     std::sort(order.begin(), order.end(), [](const Track* a, const Track* b) {
       return std::tie(a->pid, a->kind, a->tid) < std::tie(b->pid, b->kind, b->tid);
     });
-    nameEvent("process_name", hostPid_, hostPid_, hostProcessName(trace_));
-    sortIndexEvent(hostPid_, 0);
+    nameEvent("process_name", hostPid_, hostPid_, hostProcessName(trace_) + in_.nameSuffix);
+    sortIndexEvent(hostPid_, place_.sortBase);
     uint32_t namedPid = hostPid_;
     for (const Track* t : order) {
       if (t->pid != namedPid) {
         namedPid = t->pid;
-        nameEvent("process_name", t->pid, t->pid, gpuProcessName(trace_, t->device));
-        sortIndexEvent(t->pid, uint64_t{1} + t->device);
+        nameEvent("process_name", t->pid, t->pid,
+                  gpuProcessName(trace_, t->device) + in_.nameSuffix);
+        sortIndexEvent(t->pid, place_.sortBase + 1 + t->device);
       }
       nameEvent("thread_name", t->pid, t->tid, trackName(*t));
     }
   }
 
+ public:
   // ---- Metadata ---------------------------------------------------------------
 
+  // The trace's metadata object; in a merged file, also where it was put.
   void writeMetadata() {
     const TraceMetadata& m = trace_.meta;
     JsonObject meta(b_);
+    if (place_.merged) {
+      for (const auto& [key, value] : in_.labels) {
+        meta.escapedKey(key);
+        b_.quoted(value);
+      }
+      meta.u("shown_pid", hostPid_);
+      meta.s("shown_process_name", hostProcessName(trace_) + in_.nameSuffix);
+      meta.u("gpu_pid_base", gpuPid(0));
+      meta.u("flow_id_base", place_.flowBase);
+      meta.u("async_id_base", place_.asyncBase);
+    }
     meta.s("tool", "cuptitrace");
     meta.s("tool_version", m.toolVersion);
     meta.s("host", m.hostName);
@@ -728,8 +852,23 @@ class ChromeJsonWriter {
     meta.u("start_timestamp_ns", m.startTimestampNs);
     meta.u("end_timestamp_ns", m.endTimestampNs);
     meta.u("start_realtime_ns", m.startRealtimeNs);
+    meta.i("realtime_offset_ns", m.wallClockOffsetNs());
     meta.u("cupti_version", m.cuptiVersion);
     meta.i("driver_version", m.driverVersion);
+    // CUPTITRACE_CAPTURE: when collection was on, and when CUPTI was detached past the last window.
+    if (!m.captureWindows.empty()) {
+      meta.key("capture_windows");
+      b_.put('[');
+      for (size_t w = 0; w < m.captureWindows.size(); ++w) {
+        if (w != 0) b_.put(',');
+        JsonObject window(b_);
+        window.u("start_ns", m.captureWindows[w].startNs);
+        window.u("end_ns", m.captureWindows[w].endNs);
+        window.close();
+      }
+      b_.put(']');
+    }
+    if (m.cuptiDetachedNs != 0) meta.u("cupti_detached_ns", m.cuptiDetachedNs);
 
     meta.key("config");
     JsonObject config(b_);
@@ -754,6 +893,9 @@ class ChromeJsonWriter {
       device.u("multiprocessors", d.multiprocessors);
       device.u("global_memory_bytes", d.globalMemoryBytes);
       device.u("core_clock_khz", d.coreClockKHz);
+      if (d.memoryBandwidthKBps != 0) device.u("memory_bandwidth_kbps", d.memoryBandwidthKBps);
+      if (d.l2CacheBytes != 0) device.u("l2_cache_bytes", d.l2CacheBytes);
+      if (d.copyEngines != 0) device.u("copy_engines", d.copyEngines);
       device.s("uuid", d.uuid);
       device.close();
     }
@@ -786,12 +928,16 @@ class ChromeJsonWriter {
 
     meta.u("incomplete_records", incomplete_);
     meta.u("clamped_slices", clamped_);
-    meta.u("flows", stats_.flows);
+    meta.u("flows", flows_);
     meta.close();
   }
 
+ private:
+  const TimelineInput& in_;
   const Trace& trace_;
-  std::ostream& out_;
+  JsonSink& sink_;
+  JsonText& b_;  // sink_.b
+  JsonPlacement place_;
   const ChunkedVector<ApiRecord>& api_;
   const ChunkedVector<NvtxRecord>& nvtx_;
   const ChunkedVector<KernelRecord>& kernels_;
@@ -799,12 +945,17 @@ class ChromeJsonWriter {
   const ChunkedVector<MemsetRecord>& memsets_;
   const ChunkedVector<SyncRecord>& syncs_;
   const ChunkedVector<OverheadRecord>& overheads_;
+  const ChunkedVector<GraphRecord>& graphs_;
   const LaunchIndex launches_;
+  const ExternalIdIndex externalIds_;
   const uint32_t hostPid_;
 
   uint64_t base_ = 0;
   uint64_t incomplete_ = 0;
   uint64_t clamped_ = 0;
+  uint64_t flows_ = 0;
+  uint64_t maxCorrelation_ = 0;
+  uint64_t asyncCount_ = 0;
   std::vector<uint8_t> hasFlow_;  // by API record index: it launched drawn GPU work
 
   std::vector<Track> tracks_;
@@ -815,16 +966,60 @@ class ChromeJsonWriter {
   std::unordered_map<uint32_t, uint32_t> contextDevice_;
   std::vector<Slice> slices_;
 
-  JsonText b_;  // the output not yet handed to the stream
   std::vector<std::string> quoted_;
   std::vector<std::string> kernelNames_;
-  JsonExportStats stats_;
 };
 
 }  // namespace
 
 JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out) {
-  return ChromeJsonWriter(trace, out).write();
+  JsonSink sink(out);
+  const TimelineInput in = timelineInput(trace);
+  ChromeJsonWriter writer(in, sink);
+  writer.plan();
+  sink.b.lit("{\"traceEvents\":[\n");
+  writer.writeEvents(JsonPlacement{});
+  sink.b.lit("\n],\n\"metadata\":");
+  writer.writeMetadata();
+  sink.b.lit("}\n");
+  sink.flush();
+  return sink.stats;
+}
+
+JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::ostream& out) {
+  JsonSink sink(out);
+  std::vector<std::unique_ptr<ChromeJsonWriter>> writers;
+  // The file's base: the earliest wall-clock time any trace's timeline starts at.
+  uint64_t wallBase = UINT64_MAX;
+  for (const TimelineInput& in : inputs) {
+    writers.push_back(std::make_unique<ChromeJsonWriter>(in, sink));
+    writers.back()->plan();
+    const auto offset = static_cast<uint64_t>(in.trace->meta.wallClockOffsetNs());
+    wallBase = std::min(wallBase, writers.back()->ownBase() + offset);  // modulo 2^64
+  }
+  sink.b.lit("{\"traceEvents\":[\n");
+  JsonPlacement place;
+  place.merged = true;
+  for (size_t i = 0; i < writers.size(); ++i) {
+    const auto offset = static_cast<uint64_t>(inputs[i].trace->meta.wallClockOffsetNs());
+    place.base = wallBase - offset;  // on this trace's clock
+    writers[i]->writeEvents(place);
+    place.flowBase += writers[i]->maxFlowId() + 1;
+    place.asyncBase += writers[i]->asyncIds();
+    place.sortBase += 100;
+  }
+  sink.b.lit("\n],\n\"metadata\":{\"tool\":\"cuptitrace\",\"merged_inputs\":");
+  sink.b.uint(inputs.size());
+  sink.b.lit(",\"base_realtime_ns\":");
+  sink.b.uint(wallBase);
+  sink.b.lit(",\"inputs\":[");
+  for (size_t i = 0; i < writers.size(); ++i) {
+    if (i != 0) sink.b.put(',');
+    writers[i]->writeMetadata();
+  }
+  sink.b.lit("]}}\n");
+  sink.flush();
+  return sink.stats;
 }
 
 }  // namespace cuptitrace

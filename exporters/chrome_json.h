@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "core/trace.h"
+#include "exporters/track_layout.h"
 
 namespace cuptitrace {
 
@@ -16,5 +18,9 @@ struct JsonExportStats {
 
 // Writes `trace` as one JSON object {"traceEvents": [...], "metadata": {...}}.
 JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out);
+// Writes several traces as one timeline, each placed as its input says
+// (cuptitrace merge), on wall-clock time; "metadata" holds "base_realtime_ns"
+// and "inputs", one metadata object per trace, with its labels and placement.
+JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::ostream& out);
 
 }  // namespace cuptitrace

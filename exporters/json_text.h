@@ -10,6 +10,12 @@
 #include <memory>
 #include <string_view>
 
+// The appends below are a few instructions each once inlined (a literal's
+// copy becomes moves of known size); forced, because in large writer
+// functions the compiler otherwise gives up inlining them and every one
+// becomes a call and a variable-size memcpy.
+#define CUPTITRACE_JSON_INLINE inline __attribute__((always_inline))
+
 namespace cuptitrace {
 
 class JsonText {
@@ -22,15 +28,15 @@ class JsonText {
   size_t size() const { return size_; }
   void clear() { size_ = 0; }
   // Makes room for `n` more bytes.
-  void reserve(size_t n) {
+  CUPTITRACE_JSON_INLINE void reserve(size_t n) {
     if (capacity_ - size_ < n) grow(n);
   }
 
-  void put(char c) {
+  CUPTITRACE_JSON_INLINE void put(char c) {
     reserve(1);
     data_[size_++] = c;
   }
-  void put(std::string_view s) {
+  CUPTITRACE_JSON_INLINE void put(std::string_view s) {
     if (s.empty()) return;  // memcpy from or to nullptr is undefined, even for 0 bytes
     reserve(s.size());
     std::memcpy(data_.get() + size_, s.data(), s.size());
@@ -38,12 +44,12 @@ class JsonText {
   }
   // A string literal: its length is known at compile time, so is the copy.
   template <size_t N>
-  void lit(const char (&s)[N]) {
+  CUPTITRACE_JSON_INLINE void lit(const char (&s)[N]) {
     put(std::string_view(s, N - 1));
   }
 
-  void uint(uint64_t v) { number(v); }
-  void sint(int64_t v) { number(v); }
+  CUPTITRACE_JSON_INLINE void uint(uint64_t v) { number(v); }
+  CUPTITRACE_JSON_INLINE void sint(int64_t v) { number(v); }
 
   // `ns` nanoseconds written as microseconds with exactly three decimals
   // ("1234.567", "-0.001"), by integer arithmetic so nothing is rounded.
@@ -71,7 +77,7 @@ class JsonText {
   // valid JSON whatever bytes a kernel or range name holds.
   void escaped(std::string_view s);
   // `s` escaped and in quotes.
-  void quoted(std::string_view s) {
+  CUPTITRACE_JSON_INLINE void quoted(std::string_view s) {
     put('"');
     escaped(s);
     put('"');
@@ -100,3 +106,5 @@ class JsonText {
 };
 
 }  // namespace cuptitrace
+
+#undef CUPTITRACE_JSON_INLINE

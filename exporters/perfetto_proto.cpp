@@ -1,49 +1,71 @@
 // Perfetto protobuf (.pftrace): the timeline of the Chrome JSON exporter
-// (chrome_json.cpp), with the same tracks, names, arguments, arrows and
-// overlap handling (track_layout.h), in the format Perfetto itself writes.
+// (chrome_json.cpp), with the same tracks, names, arrows and overlap
+// handling (track_layout.h), in the format Perfetto itself writes, and as
+// small as that format allows: a launch-bound trace (a kernel, the call that
+// launched it, the arrow between them) costs about 27 bytes per TrackEvent
+// (53 per slice; bench/export_bench).
 //
-// The file is one packet sequence (trusted_packet_sequence_id 1):
-//
-// 1. The first packet clears the sequence's incremental state (flags 1|2),
-//    interns the event categories the trace uses, sets the sequence's default
-//    timestamp clock, and holds the ClockSnapshot that defines that clock.
-// 2. A TrackDescriptor per track: the host process (pid, name, command line)
-//    with a thread track per CPU thread and the "CUPTI overhead" track; a
-//    process per GPU ("GPU 0: <model>", pid gpuProcessId) with a track per
-//    CUDA stream and one per context for synchronization; and for NVTX
-//    start/end ranges, which need not nest, one track per range name and
-//    concurrently open range ("lane"), under the host process.
-// 3. One INSTANT on the host process with what describes the trace (tool
-//    version, clock, everything lost), then every slice as SLICE_BEGIN and
-//    SLICE_END and every NVTX mark as an INSTANT, all in timestamp order.
+// Sequences. Every track has a packet sequence (trusted_packet_sequence_id)
+// of its own, whose TracePacketDefaults name the track (track_event_defaults.
+// track_uuid) and the clock, so no event carries either. Each trace also has
+// a main sequence, defaulting to its host process track, for the track
+// descriptors and the trace's description. The first packet of a sequence
+// clears its incremental state (flags 1|2) and holds the ClockSnapshot that
+// defines its clock; later packets carry no flags: SEQ_NEEDS_INCREMENTAL_STATE
+// only tells a reader to skip the packet when the sequence's state was lost
+// (a wrapped ring buffer), which a file written whole never has.
 //
 // Clock. CUPTI gives CPU and GPU records in one clock, nanoseconds, roughly
 // CLOCK_REALTIME on Linux. Timestamps are written in a sequence-scoped clock
-// of our own (id 64) that the ClockSnapshot ties to REALTIME, which it also
-// makes the trace's clock (primary_trace_clock): by the offset measured at
-// collection start (meta.startRealtimeNs vs startTimestampNs) when the trace
-// has one, else as equal. Clock 64 is incremental (ClockSnapshot.Clock
-// is_incremental; Perfetto's own SDK does the same): each packet's timestamp
-// is the nanoseconds since the previous packet's, which is why everything is
-// written in timestamp order; a delta takes 1-3 bytes where an absolute
-// CUPTI timestamp takes 9. Deltas are integers, so every nanosecond is kept.
+// of our own (id 64, one per sequence) that each ClockSnapshot ties to
+// REALTIME, also made the trace's clock (primary_trace_clock), by the trace's
+// wall-clock offset (TraceMetadata::wallClockOffsetNs). Clock 64 is
+// incremental (Clock.is_incremental, as Perfetto's own SDK does): a packet's
+// timestamp is the nanoseconds since the previous packet of its sequence, 1-3
+// bytes where an absolute one takes 9; deltas are integers, so every
+// nanosecond is kept. Traces merged into one file each keep their own clock
+// and offset, so they line up on wall-clock time with nothing rewritten.
 //
-// Size. Names, categories, argument names and repeated string arguments
-// (mangled names, grid and block, enum names) are interned (InternedData),
-// each sent once in the packet that first uses it; nested lengths are
-// computed bottom-up, so every length is a minimal varint; track uuids are
-// small integers. Flow ids are fixed64 anyway, so they carry the host pid in
-// their high half and stay unique if traces of several processes are merged.
+// Interning. Event names, categories, argument names and repeated string
+// arguments (grid and block, enum names, NVTX domains) go by iid: each is
+// defined in the interned_data of the first packet of a sequence that uses it.
+// Iids are numbered per trace; a sequence defines only those it uses.
+//
+// Arguments. A slice carries what a user filters on, minus what its track
+// already says: GPU work does not repeat its device, context and stream
+// (the GPU process and stream track are theirs), and a synchronization its
+// context. Kernels: correlation, grid, block, registers_per_thread,
+// static_shared_memory, dynamic_shared_memory, graph ids, launch_type (only
+// when not Regular), device_launched (only when set); the mangled name is
+// the Chrome JSON's only (the slice is named by the demangled one). API calls:
+// correlation and return_value (only when not 0: success); the domain is the
+// category and the callback id is the call's name. Copies and sets as in
+// the JSON. Nested lengths are computed bottom-up: every length is minimal.
 //
 // Arrows. The launching call (LaunchIndex: the runtime call over the driver
-// call it made) carries one flow_ids entry per GPU record it launched and
-// each GPU record the matching terminating_flow_ids entry: a graph launch
-// gets one arrow per kernel. Only pairs with both ends drawn are written.
+// call it made) starts one flow per GPU record it launched and each GPU record
+// terminates its own: a graph launch gets one arrow per kernel. Flow ids are
+// small numbers taken from a pool shared by every trace of the file and given
+// back when their flow terminates (terminating flows free their id for reuse,
+// as TrackEvent documents), so they stay 1-2 byte varints: they go in the
+// varint fields flow_ids_old (36) and terminating_flow_ids_old (42), which
+// trace processor reads like the fixed64 fields 47 and 48 that would take 8
+// bytes each. An id is reused only for a flow starting strictly after the one
+// before ended. Only pairs with both ends drawn, the GPU work not starting
+// before its call, are written.
+//
+// Order. Events are written in wall-clock order across all tracks (and all
+// traces of a merged file): ends before instants before begins at equal
+// times, host tracks before GPU tracks. Memory counters and unified memory
+// (memory_tracks.h) come on a sequence of their own per trace, their packets
+// put between the others in that order.
 #include "exporters/perfetto_proto.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <string>
 #include <string_view>
@@ -53,6 +75,8 @@
 #include <vector>
 
 #include "core/demangle.h"
+#include "exporters/external_ids.h"
+#include "exporters/memory_tracks.h"
 #include "exporters/proto_writer.h"
 #include "exporters/track_layout.h"
 
@@ -70,7 +94,6 @@ constexpr uint8_t kTagTimestamp = tag(8, WireType::Varint);        // TracePacke
 constexpr uint8_t kTagSequenceId = tag(10, WireType::Varint);      // .trusted_packet_sequence_id
 constexpr uint8_t kTagTrackEvent = tag(11, WireType::LengthDelimited);    // .track_event
 constexpr uint8_t kTagInternedData = tag(12, WireType::LengthDelimited);  // .interned_data
-constexpr uint8_t kTagSequenceFlags = tag(13, WireType::Varint);          // .sequence_flags
 
 namespace packet_field {
 constexpr uint32_t kClockSnapshot = 6;
@@ -79,8 +102,11 @@ constexpr uint32_t kSequenceFlags = 13;
 constexpr uint32_t kTracePacketDefaults = 59;
 constexpr uint32_t kTrackDescriptor = 60;
 }  // namespace packet_field
-constexpr uint32_t kInternedDataField = 12;
-constexpr uint32_t kDefaultsTimestampClockId = 58;  // TracePacketDefaults.timestamp_clock_id
+namespace defaults_field {
+constexpr uint32_t kTimestampClockId = 58;  // TracePacketDefaults.timestamp_clock_id
+constexpr uint32_t kTrackEventDefaults = 11;  // TracePacketDefaults.track_event_defaults
+constexpr uint32_t kTrackUuid = 11;           // TrackEventDefaults.track_uuid
+}  // namespace defaults_field
 
 namespace clock_field {
 constexpr uint32_t kClocks = 1;             // ClockSnapshot.clocks
@@ -114,10 +140,10 @@ constexpr uint8_t kTagCategoryIid = tag(3, WireType::Varint);               // c
 constexpr uint8_t kTagDebugAnnotation = tag(4, WireType::LengthDelimited);  // debug_annotations
 constexpr uint8_t kTagType = tag(9, WireType::Varint);                      // type
 constexpr uint8_t kTagNameIid = tag(10, WireType::Varint);                  // name_iid
-constexpr uint8_t kTagTrackUuid = tag(11, WireType::Varint);                // track_uuid
-constexpr uint32_t kFlowIds = 47;             // flow_ids, repeated fixed64
-constexpr uint32_t kTerminatingFlowIds = 48;  // terminating_flow_ids, repeated fixed64
-constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3;
+// flow_ids_old = 36 and terminating_flow_ids_old = 42, repeated uint64: two-byte tags.
+constexpr uint8_t kTagFlowId[2] = {(36 << 3 & 0x7F) | 0x80, 36 << 3 >> 7};
+constexpr uint8_t kTagTerminatingFlowId[2] = {(42 << 3 & 0x7F) | 0x80, 42 << 3 >> 7};
+constexpr uint8_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3;
 
 // DebugAnnotation tags.
 constexpr uint8_t kTagAnnotationNameIid = tag(1, WireType::Varint);     // name_iid
@@ -135,17 +161,16 @@ constexpr uint32_t kInternedEventNames = 2;
 constexpr uint32_t kInternedAnnotationNames = 3;
 constexpr uint32_t kInternedAnnotationStrings = 29;
 
-constexpr uint8_t kSequenceId = 1;
 constexpr uint8_t kIncrementalStateCleared = 1;
 constexpr uint8_t kNeedsIncrementalState = 2;
-constexpr uint32_t kClockTrace = 64;    // sequence-scoped, incremental: the CUPTI clock
+constexpr uint32_t kClockTrace = 64;    // sequence-scoped, incremental: the trace's clock
 constexpr uint32_t kClockRealtime = 1;  // BuiltinClock REALTIME
 
 // Bytes gathered before one write to the stream.
 constexpr size_t kFlushBytes = size_t{1} << 20;
 // Ids CUPTI uses for "not applicable" (sync stream/event, overhead device).
 constexpr uint32_t kNotApplicable = 0xffffffffu;
-constexpr uint64_t kHostProcessUuid = 1;
+constexpr uint32_t kNoSlot = 0xffffffffu;
 
 // ---- Interned names -------------------------------------------------------------
 
@@ -160,17 +185,18 @@ enum Category : uint8_t {
   kCatSync,
   kCatOverhead,
   kCatMetadata,
+  kCatOsrt,
+  kCatGraph,
   kCategoryCount
 };
 constexpr const char* kCategoryNames[kCategoryCount] = {
     "",     "kernel", "memcpy",   "memset",  "cuda_runtime", "cuda_driver",
-    "nvtx", "sync",   "overhead", "metadata"};
+    "nvtx", "sync",   "overhead", "metadata", "osrt", "graph"};
 
 // Argument names, as the JSON exporter writes them; their iids are fixed
-// (the enum value), each interned the first time it is used.
+// (the enum value), each interned on a sequence the first time it is used there.
 // clang-format off
 #define PFTRACE_ARGS(X)                            \
-  X(MangledName, "mangled_name")                               \
   X(Device, "device")                                          \
   X(Context, "context")                                        \
   X(Stream, "stream")                                          \
@@ -185,7 +211,6 @@ constexpr const char* kCategoryNames[kCategoryCount] = {
   X(LaunchType, "launch_type")                                 \
   X(DeviceLaunched, "device_launched")                         \
   X(ClampedNs, "clamped_ns")                                   \
-  X(Cbid, "cbid")                                              \
   X(ReturnValue, "return_value")                               \
   X(Domain, "domain")                                          \
   X(Bytes, "bytes")                                            \
@@ -209,10 +234,17 @@ constexpr const char* kCategoryNames[kCategoryCount] = {
   X(RangeId, "range_id")                                       \
   X(ToolVersion, "tool_version")                               \
   X(Clock, "clock")                                            \
+  X(RealtimeOffsetNs, "realtime_offset_ns")                    \
+  X(Host, "host")                                              \
+  X(Pid, "pid")                                                \
   X(DroppedRecords, "dropped_records")                         \
   X(IncompleteRecords, "incomplete_records")                   \
   X(ClampedSlices, "clamped_slices")                           \
-  X(Flows, "flows")
+  X(Flows, "flows")                                            \
+  X(ExternalId, "external_id")                                 \
+  X(Scope, "scope")                                            \
+  X(ScopeId, "scope_id")                                       \
+  X(Errno, "errno")
 // clang-format on
 
 enum class Arg : uint32_t {
@@ -229,6 +261,7 @@ constexpr const char* kArgNames[] = {"",
 };
 constexpr uint32_t kArgCount = static_cast<uint32_t>(Arg::Count);
 static_assert(sizeof(kArgNames) / sizeof(kArgNames[0]) == kArgCount);
+static_assert(kArgCount < 128, "argument name iids must stay one-byte varints");
 
 // ---- Text -----------------------------------------------------------------------
 
@@ -286,6 +319,7 @@ std::string validUtf8(std::string_view s) {
 }
 
 bool isDriver(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Driver); }
+bool isOsrt(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Osrt); }
 
 // ---- Tracks ---------------------------------------------------------------------
 
@@ -293,7 +327,6 @@ enum class TrackKind : uint8_t { HostThread, Overhead, NvtxRange, Stream, Sync }
 
 struct Track {
   TrackKind kind;
-  uint32_t pid;     // host pid, or the GPU's gpuProcessId
   uint32_t id;      // tid, stream id, context id; for NvtxRange the range name's StringId
   uint32_t device;  // of a GPU track (Stream, Sync)
   uint32_t lane;    // of an NvtxRange track
@@ -319,18 +352,18 @@ struct Cursor {
 
 enum Phase : uint8_t { kPhaseEnd = 0, kPhaseInstant = 1, kPhaseBegin = 2, kPhaseNone = 3 };
 
-// The next event of a track: at equal timestamps ends come first (so a slice
-// ending where the next begins closes before it), then instants, then begins;
-// across tracks the lower track index (host tracks first, so a launch call
-// begins before the GPU work it launched at the same nanosecond). The order
-// is that of one 128-bit key: timestamp, phase, track.
+// The next event of a track, by wall-clock time: at equal times ends come
+// first (so a slice ending where the next begins closes before it), then
+// instants, then begins; across tracks the lower track index (host tracks
+// first, so a launch call begins before the GPU work it launched at the same
+// nanosecond). The order is that of one 128-bit key: time, phase, track.
 struct NextEvent {
   unsigned __int128 key;
-  uint64_t ts() const { return static_cast<uint64_t>(key >> 64); }
+  uint64_t wall() const { return static_cast<uint64_t>(key >> 64); }
   uint8_t phase() const { return static_cast<uint8_t>(key >> 32); }
   uint32_t track() const { return static_cast<uint32_t>(key); }
-  static NextEvent of(uint64_t ts, uint8_t phase, uint32_t track) {
-    return {static_cast<unsigned __int128>(ts) << 64 | uint64_t{phase} << 32 | track};
+  static NextEvent of(uint64_t wall, uint8_t phase, uint32_t track) {
+    return {static_cast<unsigned __int128>(wall) << 64 | uint64_t{phase} << 32 | track};
   }
 };
 struct After {
@@ -350,57 +383,210 @@ struct Dim3Hash {
   }
 };
 
-class PerfettoWriter {
+// Marks bit `i`; true when it was not marked before.
+bool firstUse(std::vector<uint64_t>& bits, uint32_t i) {
+  const size_t word = i >> 6;
+  if (word >= bits.size()) bits.resize(std::max(word + 1, bits.size() * 2), 0);
+  const uint64_t mask = uint64_t{1} << (i & 63);
+  if (bits[word] & mask) return false;
+  bits[word] |= mask;
+  return true;
+}
+
+// A packet sequence: its id, the time of its last packet (its clock is
+// incremental) and what has been interned on it.
+struct Sequence {
+  uint32_t id = 0;
+  uint64_t lastTs = 0;
+  uint32_t categories = 0;  // bit per Category
+  std::bitset<kArgCount> args;
+  std::vector<uint64_t> names, values;  // bit per iid
+};
+
+// ---- What the traces of one file share ------------------------------------------
+
+// The bytes not yet handed to the stream, and what has been written.
+class Output {
  public:
-  PerfettoWriter(const Trace& trace, std::ostream& out)
-      : trace_(trace),
-        out_(out),
-        api_(trace.store.records<ApiRecord>()),
-        nvtx_(trace.store.records<NvtxRecord>()),
-        kernels_(trace.store.records<KernelRecord>()),
-        memcpys_(trace.store.records<MemcpyRecord>()),
-        memsets_(trace.store.records<MemsetRecord>()),
-        syncs_(trace.store.records<SyncRecord>()),
-        overheads_(trace.store.records<OverheadRecord>()),
+  explicit Output(std::ostream& out) : out_(out) { b.reserve(kFlushBytes + (64 << 10)); }
+  void maybeFlush() {
+    if (b.size() >= kFlushBytes) flush();
+  }
+  void flush() {
+    out_.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    stats.bytes += b.size();
+    b.clear();
+  }
+
+  ProtoWriter b;
+  PerfettoExportStats stats;
+
+ private:
+  std::ostream& out_;
+};
+
+// Flow ids: a free one when an arrow starts (the last given back, so ids
+// stay as small as the most arrows ever open at once), given back when it
+// ends, free again for an arrow starting strictly later. Events are written
+// in time order, so the ids given back wait in that order.
+class FlowIds {
+ public:
+  uint32_t start(uint64_t wall) {
+    while (head_ < ended_.size() && ended_[head_].first < wall) free_.push_back(ended_[head_++].second);
+    if (head_ > 4096 && head_ * 2 > ended_.size()) {  // drop what was taken, now and then
+      ended_.erase(ended_.begin(), ended_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+    if (free_.empty()) return ++used_;
+    const uint32_t id = free_.back();
+    free_.pop_back();
+    return id;
+  }
+  void end(uint32_t id, uint64_t wall) { ended_.emplace_back(wall, id); }
+
+ private:
+  std::vector<std::pair<uint64_t, uint32_t>> ended_;  // (when, id), from head_ on: not free yet
+  size_t head_ = 0;
+  std::vector<uint32_t> free_;
+  uint32_t used_ = 0;
+};
+
+// ---- One trace -------------------------------------------------------------------
+
+class SourceWriter {
+ public:
+  SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds, uint64_t firstUuid,
+               uint32_t firstSequence)
+      : in_(input),
+        trace_(*input.trace),
+        o_(out),
+        b_(out.b),
+        flowIds_(flowIds),
+        api_(trace_.store.records<ApiRecord>()),
+        nvtx_(trace_.store.records<NvtxRecord>()),
+        kernels_(trace_.store.records<KernelRecord>()),
+        memcpys_(trace_.store.records<MemcpyRecord>()),
+        memsets_(trace_.store.records<MemsetRecord>()),
+        syncs_(trace_.store.records<SyncRecord>()),
+        overheads_(trace_.store.records<OverheadRecord>()),
+        graphs_(trace_.store.records<GraphRecord>()),
         launches_(api_),
-        hostPid_(trace.meta.pid) {
-    b_.reserve(kFlushBytes + (64 << 10));
-    for (const ContextInfo& c : trace.contexts) contextDevice_[c.contextId] = c.deviceId;
-    const size_t strings = trace.strings.size();
+        externalIds_(trace_),
+        hostPid_(input.hostPid()),
+        offset_(static_cast<uint64_t>(trace_.meta.wallClockOffsetNs())),
+        hostProcessUuid_(firstUuid),
+        firstSequence_(firstSequence) {
+    for (const ContextInfo& c : trace_.contexts) contextDevice_[c.contextId] = c.deviceId;
+    const size_t strings = trace_.strings.size();
     rawNameIid_.assign(strings, 0);
     kernelNameIid_.assign(strings, 0);
     stringValueIid_.assign(strings, 0);
+    names_.emplace_back();  // iid 0 is "none"
+    values_.emplace_back();
   }
 
-  PerfettoExportStats write() {
-    scanRecords();
+  // Lays out the tracks and plans the arrows; then the ids used are known.
+  void plan() {
+    const TimelineBase scan = scanTimeline(trace_);
+    base_ = scan.base;
+    incomplete_ = scan.incomplete;
     layOutTracks();
     planFlows();
-    writeFirstPacket();
+    sequences_.resize(1 + tracks_.size());
+    for (size_t i = 0; i < sequences_.size(); ++i) {
+      sequences_[i].id = firstSequence_ + static_cast<uint32_t>(i);
+      sequences_[i].lastTs = base_;
+    }
+  }
+  uint64_t endUuid() const { return nextUuid_; }
+  uint32_t endSequence() const { return firstSequence_ + static_cast<uint32_t>(sequences_.size()); }
+  uint64_t clamped() const { return clamped_; }
+  uint64_t incomplete() const { return incomplete_; }
+  uint64_t flows() const { return flows_; }
+  // What the memory tracks (memory_tracks.h) hang on: the clock's reference and the process tracks.
+  PerfettoMemoryOptions memoryOptions(uint32_t sequenceId) const {
+    return {sequenceId, base_, hostProcessUuid_, [this](uint32_t device) { return gpuProcessUuid(device); }};
+  }
+
+  // Everything before the events: the main sequence with the descriptors,
+  // then the start of every track's sequence.
+  void writeHeader() {
+    seq_ = &sequences_[0];
+    startSequence(hostProcessUuid_);
     writeTrackDescriptors();
-    writeMetadataEvent();
-    writeEvents();
-    flush();
-    stats_.clamped = clamped_;
-    stats_.incomplete = incomplete_;
-    return stats_;
+    for (size_t i = 0; i < tracks_.size(); ++i) {
+      seq_ = &sequences_[1 + i];
+      startSequence(tracks_[i].uuid);
+    }
+  }
+
+  // Event sources of this trace: 0 is the main sequence (the trace's
+  // description, one instant at the clock's reference), 1 + t is track t.
+  uint32_t sourceCount() const { return 1 + static_cast<uint32_t>(tracks_.size()); }
+
+  // The next event of source `k`, or false when it has none left.
+  bool next(uint32_t k, uint32_t globalTrack, NextEvent* e) const {
+    if (k == 0) {
+      *e = NextEvent::of(base_ + offset_, kPhaseInstant, globalTrack);
+      return !metadataWritten_;
+    }
+    const Cursor& c = cursors_[k - 1];
+    uint64_t ts = UINT64_MAX;
+    uint8_t phase = kPhaseNone;
+    if (!c.open.empty()) {
+      ts = c.open.back();
+      phase = kPhaseEnd;
+    }
+    if (c.instant < c.instantEnd) {
+      const uint64_t at = instants_[c.instant].ts;
+      if (phase == kPhaseNone || at < ts) {
+        ts = at;
+        phase = kPhaseInstant;
+      }
+    }
+    if (c.slice < c.sliceEnd) {
+      const uint64_t at = slices_[c.slice].start;
+      if (phase == kPhaseNone || at < ts) {
+        ts = at;
+        phase = kPhaseBegin;
+      }
+    }
+    *e = NextEvent::of(ts + offset_, phase, globalTrack);
+    return phase != kPhaseNone;
+  }
+
+  void emit(uint32_t k, uint8_t phase) {
+    seq_ = &sequences_[k];
+    if (k == 0) {
+      writeMetadataEvent();
+      metadataWritten_ = true;
+      return;
+    }
+    Cursor& c = cursors_[k - 1];
+    switch (phase) {
+      case kPhaseEnd:
+        writeEnd(c.open.back());
+        c.open.pop_back();
+        break;
+      case kPhaseInstant:
+        writeInstant(instants_[c.instant++]);
+        break;
+      case kPhaseBegin: {
+        const size_t at = c.slice++;
+        writeBegin(slices_[at], at);
+        c.open.push_back(slices_[at].end);
+        break;
+      }
+      default:
+        break;
+    }
   }
 
  private:
   // ---- Planning ------------------------------------------------------------------
 
-  // Counts the records that cannot be drawn, and picks the clock's
-  // reference (track_layout.h), so that every delta is positive.
-  void scanRecords() {
-    const TimelineBase scan = scanTimeline(trace_);
-    base_ = scan.base;
-    incomplete_ = scan.incomplete;
-    lastTs_ = base_;
-  }
-
-  uint32_t track(TrackKind kind, uint32_t pid, uint32_t id, uint32_t device, uint32_t lane = 0) {
-    // The key needs no pid: it follows from the kind and the device. Only
-    // NVTX range tracks have lanes, and they are not on a device.
+  uint32_t track(TrackKind kind, uint32_t id, uint32_t device, uint32_t lane = 0) {
+    // Only NVTX range tracks have lanes, and they are not on a device.
     const uint64_t key = uint64_t{static_cast<uint8_t>(kind)} << 56 |
                          uint64_t{(device | lane) & 0xFFFFFFu} << 32 | id;
     // Records mostly cycle through a few tracks: a small direct-mapped cache
@@ -408,22 +594,23 @@ class PerfettoWriter {
     TrackCacheEntry& cached = trackCache_[(key * 0x9E3779B97F4A7C15ull) >> 58];
     if (cached.valid && cached.key == key) return cached.index;
     const auto [it, added] = trackIndex_.try_emplace(key, static_cast<uint32_t>(tracks_.size()));
-    if (added) tracks_.push_back(Track{kind, pid, id, device, lane});
+    if (added) tracks_.push_back(Track{kind, id, device, lane});
     cached = {key, it->second, true};
     return it->second;
   }
   // Perfetto reads tid 0 as "the process's main thread"; so does the JSON exporter.
   uint32_t hostThreadTrack(uint32_t tid) {
-    return track(TrackKind::HostThread, hostPid_, tid == 0 ? hostPid_ : tid, 0);
+    return track(TrackKind::HostThread, tid == 0 ? trace_.meta.pid : tid, 0);
   }
   uint32_t streamTrack(uint32_t device, uint32_t stream) {
-    return track(TrackKind::Stream, gpuProcessId(hostPid_, device), stream, device);
+    return track(TrackKind::Stream, stream, device);
   }
   uint32_t syncTrack(uint32_t context) {
     const auto it = contextDevice_.find(context);
     const uint32_t device = it == contextDevice_.end() ? 0 : it->second;
-    return track(TrackKind::Sync, gpuProcessId(hostPid_, device), context, device);
+    return track(TrackKind::Sync, context, device);
   }
+  uint32_t gpuPid(uint32_t device) const { return gpuProcessId(in_.gpuKey, device); }
 
   // NVTX start/end ranges need not nest, so each goes on a track of its own
   // name with no range open over it: ranges of one name are given the
@@ -463,7 +650,7 @@ class PerfettoWriter {
         lane = laneCount++;
       }
       lanes.push({r.end, lane});
-      nvtxTrack_[ranges[k]] = track(TrackKind::NvtxRange, hostPid_, r.message, 0, lane);
+      nvtxTrack_[ranges[k]] = track(TrackKind::NvtxRange, r.message, 0, lane);
     }
   }
 
@@ -503,6 +690,11 @@ class PerfettoWriter {
       if (drawable(r.start, r.end))
         f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Memset));
     }
+    for (size_t i = 0; i < graphs_.size(); ++i) {
+      const GraphRecord& r = graphs_[i];
+      if (drawable(r.start, r.end))
+        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Graph));
+    }
     for (size_t i = 0; i < syncs_.size(); ++i) {
       const SyncRecord& r = syncs_[i];
       if (drawable(r.start, r.end)) f(syncTrack(r.contextId), slice(r, i, SliceSource::Sync));
@@ -510,8 +702,7 @@ class PerfettoWriter {
     for (size_t i = 0; i < overheads_.size(); ++i) {
       const OverheadRecord& r = overheads_[i];
       if (drawable(r.start, r.end))
-        f(track(TrackKind::Overhead, hostPid_, kOverheadTid, 0),
-          slice(r, i, SliceSource::Overhead));
+        f(track(TrackKind::Overhead, kOverheadTid, 0), slice(r, i, SliceSource::Overhead));
     }
   }
 
@@ -529,6 +720,8 @@ class PerfettoWriter {
       }
     }
   }
+
+  static bool isGpu(const Track& t) { return t.kind == TrackKind::Stream || t.kind == TrackKind::Sync; }
 
   // Groups slices and instants by track in two passes (count, then place),
   // lays out each track as the JSON exporter does, and orders the tracks:
@@ -549,9 +742,6 @@ class PerfettoWriter {
     // Final order first, so that slices are placed once.
     std::vector<uint32_t> order(tracks_.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto isGpu = [](const Track& t) {
-      return t.kind == TrackKind::Stream || t.kind == TrackKind::Sync;
-    };
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       const Track& x = tracks_[a];
       const Track& y = tracks_[b];
@@ -601,7 +791,7 @@ class PerfettoWriter {
     }
 
     // Uuids: the host process, its tracks, then each GPU process and its tracks.
-    uint64_t uuid = kHostProcessUuid;
+    uint64_t uuid = hostProcessUuid_;
     uint32_t gpu = UINT32_MAX;
     for (Track& t : tracks_) {
       if (isGpu(t) && t.device != gpu) {
@@ -610,67 +800,77 @@ class PerfettoWriter {
       }
       t.uuid = ++uuid;
     }
+    nextUuid_ = uuid + 1;
+
+    cursors_.resize(tracks_.size());
+    for (size_t i = 0; i < tracks_.size(); ++i) {
+      Cursor& c = cursors_[i];
+      c.slice = tracks_[i].first;
+      c.sliceEnd = tracks_[i].first + tracks_[i].count;
+      c.instant = tracks_[i].firstInstant;
+      c.instantEnd = tracks_[i].firstInstant + tracks_[i].instantCount;
+    }
   }
 
-  // Gives each (launch call, GPU record) pair with both ends drawn a flow
-  // id, and the call the list of ids of all it launched.
+  // Gives each (launch call, GPU slice) pair with both ends drawn, the GPU
+  // work not starting before the call, a slot: the call has the range of
+  // slots of all it launched, the GPU slice its own. Ids come at write time.
   void planFlows() {
+    sliceSlot_.assign(slices_.size(), kNoSlot);
     std::vector<uint32_t> count(api_.size() + 1, 0);
-    auto source = [&](const auto& r) {
-      return drawable(r.start, r.end) ? launches_.find(r.correlationId) : LaunchIndex::kNone;
-    };
-    auto countOne = [&](const auto& r) {
-      const uint32_t s = source(r);
-      if (s != LaunchIndex::kNone) ++count[s];
-    };
-    kernels_.forEach(countOne);
-    memcpys_.forEach(countOne);
-    memsets_.forEach(countOne);
-    apiFlowFirst_.assign(api_.size() + 1, 0);
-    for (size_t i = 0; i < api_.size(); ++i) apiFlowFirst_[i + 1] = apiFlowFirst_[i] + count[i];
-    apiFlowIds_.resize(apiFlowFirst_[api_.size()]);
-    std::fill(count.begin(), count.end(), 0);
-    uint64_t next = uint64_t{hostPid_} << 32;
-    auto assign = [&](const auto& records, std::vector<uint64_t>& ids) {
-      ids.assign(records.size(), 0);
-      for (size_t i = 0; i < records.size(); ++i) {
-        const uint32_t s = source(records[i]);
-        if (s == LaunchIndex::kNone) continue;
-        ids[i] = ++next;
-        apiFlowIds_[apiFlowFirst_[s] + count[s]++] = ids[i];
+    auto forEachPair = [&](auto&& f) {
+      for (const Track& t : tracks_) {
+        if (t.kind != TrackKind::Stream) continue;
+        for (size_t at = t.first; at < t.first + t.count; ++at) {
+          const Slice& s = slices_[at];
+          uint32_t correlation;
+          switch (s.source) {
+            case SliceSource::Kernel:
+              correlation = kernels_[s.index].correlationId;
+              break;
+            case SliceSource::Memcpy:
+              correlation = memcpys_[s.index].correlationId;
+              break;
+            case SliceSource::Memset:
+              correlation = memsets_[s.index].correlationId;
+              break;
+            case SliceSource::Graph:
+              correlation = graphs_[s.index].correlationId;
+              break;
+            default:
+              continue;
+          }
+          const uint32_t call = launches_.find(correlation);
+          if (call != LaunchIndex::kNone && api_[call].start <= s.start) f(at, call);
+        }
       }
     };
-    assign(kernels_, kernelFlow_);
-    assign(memcpys_, memcpyFlow_);
-    assign(memsets_, memsetFlow_);
-    stats_.flows = apiFlowIds_.size();
+    forEachPair([&](size_t, uint32_t call) { ++count[call]; });
+    apiFlowFirst_.assign(api_.size() + 1, 0);
+    for (size_t i = 0; i < api_.size(); ++i) apiFlowFirst_[i + 1] = apiFlowFirst_[i] + count[i];
+    std::fill(count.begin(), count.end(), 0);
+    forEachPair([&](size_t at, uint32_t call) {
+      sliceSlot_[at] = apiFlowFirst_[call] + count[call]++;
+    });
+    flows_ = apiFlowFirst_[api_.size()];
+    slotFlow_.assign(flows_, 0);
   }
 
   // ---- Packets -------------------------------------------------------------------
 
-  // Sequence flags 1|2 with the categories the trace uses; the sequence's
-  // default clock; the ClockSnapshot that defines it (see the top of the file).
-  void writeFirstPacket() {
-    internCategory(kCatMetadata);
-    auto uses = [&](Category c, bool used) {
-      if (used) internCategory(c);
-    };
-    bool runtime = false, driver = false;
-    api_.forEach([&](const ApiRecord& r) { (isDriver(r) ? driver : runtime) = true; });
-    uses(kCatRuntime, runtime);
-    uses(kCatDriver, driver);
-    uses(kCatKernel, !kernels_.empty());
-    uses(kCatMemcpy, !memcpys_.empty());
-    uses(kCatMemset, !memsets_.empty());
-    uses(kCatNvtx, !nvtx_.empty());
-    uses(kCatSync, !syncs_.empty());
-    uses(kCatOverhead, !overheads_.empty());
+  // A packet of `p`'s fields.
+  void writePacket(const ProtoWriter& p) {
+    b_.byte(kTagPacket);
+    b_.varint(p.size());
+    b_.bytes(p.view());
+    ++o_.stats.packets;
+    o_.maybeFlush();
+  }
 
-    const TraceMetadata& m = trace_.meta;
-    uint64_t realtime = base_;
-    if (m.startRealtimeNs != 0 && m.startTimestampNs != 0)
-      realtime = base_ + (m.startRealtimeNs - m.startTimestampNs);  // modulo 2^64: either sign
-
+  // The first packet of sequence seq_: it clears the sequence's state and
+  // holds the ClockSnapshot defining its clock (see the top of the file),
+  // and the defaults: that clock and `trackUuid`.
+  void startSequence(uint64_t trackUuid) {
     ProtoWriter& p = scratch_;
     p.clear();
     auto snapshot = p.beginNested(packet_field::kClockSnapshot);
@@ -681,42 +881,31 @@ class PerfettoWriter {
     p.endNestedCompact(clock);
     clock = p.beginNested(clock_field::kClocks);
     p.varintField(clock_field::kClockId, kClockRealtime);
-    p.varintField(clock_field::kTimestamp, realtime);
+    p.varintField(clock_field::kTimestamp, base_ + offset_);  // modulo 2^64: either sign
     p.endNestedCompact(clock);
     p.varintField(clock_field::kPrimaryTraceClock, kClockRealtime);
     p.endNestedCompact(snapshot);
-    p.varintField(packet_field::kSequenceId, kSequenceId);
-    if (!interned_.empty()) {
-      p.bytesField(kInternedDataField, interned_.view());
-      interned_.clear();
-    }
+    p.varintField(packet_field::kSequenceId, seq_->id);
     p.varintField(packet_field::kSequenceFlags, kIncrementalStateCleared | kNeedsIncrementalState);
     auto defaults = p.beginNested(packet_field::kTracePacketDefaults);
-    p.varintField(kDefaultsTimestampClockId, kClockTrace);
+    p.varintField(defaults_field::kTimestampClockId, kClockTrace);
+    auto trackDefaults = p.beginNested(defaults_field::kTrackEventDefaults);
+    p.varintField(defaults_field::kTrackUuid, trackUuid);
+    p.endNestedCompact(trackDefaults);
     p.endNestedCompact(defaults);
     writePacket(p);
   }
 
-  // A packet of `p`'s fields.
-  void writePacket(const ProtoWriter& p) {
-    b_.byte(kTagPacket);
-    b_.varint(p.size());
-    b_.bytes(p.view());
-    ++stats_.packets;
-    if (b_.size() >= kFlushBytes) flush();
-  }
-
-  // A TrackDescriptor packet. Its timestamp (delta 0: the clock's reference)
-  // sorts it before every event, as Perfetto recommends for process and
-  // thread descriptors.
+  // A TrackDescriptor packet on the main sequence. Its timestamp (delta 0:
+  // the clock's reference) sorts it before every event, as Perfetto
+  // recommends for process and thread descriptors.
   template <typename F>
   void descriptorPacket(F&& fill) {
     ProtoWriter& p = scratch_;
     p.clear();
     p.byte(kTagTimestamp);
     p.byte(0);
-    p.varintField(packet_field::kSequenceId, kSequenceId);
-    p.varintField(packet_field::kSequenceFlags, kNeedsIncrementalState);
+    p.varintField(packet_field::kSequenceId, seq_->id);
     auto d = p.beginNested(packet_field::kTrackDescriptor);
     fill(p);
     p.endNestedCompact(d);
@@ -726,12 +915,12 @@ class PerfettoWriter {
   void writeTrackDescriptors() {
     const TraceMetadata& m = trace_.meta;
     descriptorPacket([&](ProtoWriter& p) {
-      p.varintField(track_field::kUuid, kHostProcessUuid);
+      p.varintField(track_field::kUuid, hostProcessUuid_);
       auto process = p.beginNested(track_field::kProcess);
       p.varintField(track_field::kProcessPid, hostPid_);
       if (!m.commandLine.empty())
         p.bytesField(track_field::kProcessCmdline, validUtf8(m.commandLine));
-      p.bytesField(track_field::kProcessName, validUtf8(hostProcessName(trace_)));
+      p.bytesField(track_field::kProcessName, validUtf8(hostProcessName(trace_) + in_.nameSuffix));
       p.endNestedCompact(process);
     });
     size_t gpu = 0;
@@ -744,8 +933,9 @@ class PerfettoWriter {
         descriptorPacket([&](ProtoWriter& p) {
           p.varintField(track_field::kUuid, uuid);
           auto process = p.beginNested(track_field::kProcess);
-          p.varintField(track_field::kProcessPid, gpuProcessId(hostPid_, device));
-          p.bytesField(track_field::kProcessName, validUtf8(gpuProcessName(trace_, device)));
+          p.varintField(track_field::kProcessPid, gpuPid(device));
+          p.bytesField(track_field::kProcessName,
+                       validUtf8(gpuProcessName(trace_, device) + in_.nameSuffix));
           p.endNestedCompact(process);
           // Streams in the order of their ids, not of their names ("Stream 13" < "Stream 7").
           p.varintField(track_field::kChildOrdering, track_field::kChildOrderingExplicit);
@@ -766,22 +956,22 @@ class PerfettoWriter {
     switch (t.kind) {
       case TrackKind::HostThread: {
         auto thread = p.beginNested(track_field::kThread);
-        p.varintField(track_field::kThreadPid, t.pid);
-        p.varintField(track_field::kThreadTid, t.id);
+        p.varintField(track_field::kThreadPid, hostPid_);
+        p.varintField(track_field::kThreadTid, t.id + in_.idOffset);
         p.bytesField(track_field::kThreadName, validUtf8(hostThreadName(trace_, t.id)));
         p.endNestedCompact(thread);
-        p.varintField(track_field::kParentUuid, kHostProcessUuid);
+        p.varintField(track_field::kParentUuid, hostProcessUuid_);
         return;
       }
       case TrackKind::Overhead:
         p.bytesField(track_field::kName, kOverheadTrackName);
-        p.varintField(track_field::kParentUuid, kHostProcessUuid);
+        p.varintField(track_field::kParentUuid, hostProcessUuid_);
         p.varintField(track_field::kSiblingMergeBehavior, track_field::kMergeNone);
         return;
       case TrackKind::NvtxRange:
         // Lanes of one name keep the default merge (by name): one track in the UI.
         p.bytesField(track_field::kName, validUtf8(trace_.strings.get(t.id)));
-        p.varintField(track_field::kParentUuid, kHostProcessUuid);
+        p.varintField(track_field::kParentUuid, hostProcessUuid_);
         return;
       case TrackKind::Stream:
         // NVTX may give two streams one name: they must still not merge.
@@ -810,19 +1000,22 @@ class PerfettoWriter {
     interned_.varint(iid);
     interned_.bytesField(2, name);
   }
-  void internCategory(Category c) {
-    if (categoryInterned_[c]) return;
-    categoryInterned_[c] = true;
+  void useCategory(Category c) {
+    const uint32_t bit = 1u << c;
+    if (seq_->categories & bit) return;
+    seq_->categories |= bit;
     intern(kInternedCategories, c, kCategoryNames[c]);
   }
   uint32_t argIid(Arg a) {
     const auto iid = static_cast<uint32_t>(a);
-    if (!argInterned_[iid]) {
-      argInterned_[iid] = true;
+    if (!seq_->args[iid]) {
+      seq_->args[iid] = true;
       intern(kInternedAnnotationNames, iid, kArgNames[iid]);
     }
     return iid;
   }
+  // Argument names made up at run time (counters, labels): only the trace's
+  // description has them, written once, on the main sequence.
   uint32_t dynamicArgIid(const std::string& name) {
     const auto [it, added] = dynamicArgIid_.try_emplace(name, 0);
     if (added) {
@@ -836,48 +1029,55 @@ class PerfettoWriter {
     if (id >= table.size()) table.resize(size_t{id} + 1, 0);
     return table[id];
   }
-  uint32_t newName(std::string_view name) {
-    const uint32_t iid = nextNameIid_++;
-    intern(kInternedEventNames, iid, name);
+  uint32_t newName(std::string name) {
+    names_.push_back(std::move(name));
+    return static_cast<uint32_t>(names_.size() - 1);
+  }
+  uint32_t newValue(std::string value) {
+    values_.push_back(std::move(value));
+    return static_cast<uint32_t>(values_.size() - 1);
+  }
+  // The iid of an event name or string value, defined on the current sequence if new there.
+  uint32_t useName(uint32_t iid) {
+    if (firstUse(seq_->names, iid)) intern(kInternedEventNames, iid, names_[iid]);
     return iid;
   }
-  uint32_t newStringValue(std::string_view value) {
-    const uint32_t iid = nextValueIid_++;
-    intern(kInternedAnnotationStrings, iid, value);
+  uint32_t useValue(uint32_t iid) {
+    if (firstUse(seq_->values, iid)) intern(kInternedAnnotationStrings, iid, values_[iid]);
     return iid;
   }
   // Event names.
   uint32_t rawNameIid(StringId id) {
     uint32_t& iid = slot(rawNameIid_, id);
     if (iid == 0) iid = newName(validUtf8(trace_.strings.get(id)));
-    return iid;
+    return useName(iid);
   }
   uint32_t kernelNameIid(StringId id) {
     uint32_t& iid = slot(kernelNameIid_, id);
     if (iid == 0) iid = newName(validUtf8(demangle(trace_.strings.get(id))));
-    return iid;
+    return useName(iid);
   }
   // A name made of our own words, made only the first time its key is seen.
   template <typename F>
   uint32_t composedNameIid(uint32_t key, F&& makeName) {
     const auto [it, added] = composedNameIid_.try_emplace(key, 0);
     if (added) it->second = newName(makeName());
-    return it->second;
+    return useName(it->second);
   }
   // String argument values.
   uint32_t stringValueIid(StringId id) {
     uint32_t& iid = slot(stringValueIid_, id);
-    if (iid == 0) iid = newStringValue(validUtf8(trace_.strings.get(id)));
-    return iid;
+    if (iid == 0) iid = newValue(validUtf8(trace_.strings.get(id)));
+    return useValue(iid);
   }
   uint32_t enumValueIid(uint32_t& iid, const char* text) {
-    if (iid == 0) iid = newStringValue(text);
-    return iid;
+    if (iid == 0) iid = newValue(text);
+    return useValue(iid);
   }
   uint32_t textValueIid(const std::string& text) {
     const auto [it, added] = textValueIid_.try_emplace(text, 0);
-    if (added) it->second = newStringValue(text);
-    return it->second;
+    if (added) it->second = newValue(text);
+    return useValue(it->second);
   }
   // "[x,y,z]", as the JSON exporter writes grid and block. Launches repeat a
   // few shapes: a small direct-mapped cache saves most map lookups.
@@ -891,14 +1091,14 @@ class PerfettoWriter {
   uint32_t dim3Iid(Dim3Cache& cache, int64_t x, int64_t y, int64_t z) {
     const Dim3Key key{x, y, z};
     auto& recent = cache.recent[Dim3Hash()(key) >> 4 & 15];
-    if (recent.iid != 0 && recent.key == key) return recent.iid;
+    if (recent.iid != 0 && recent.key == key) return useValue(recent.iid);
     const auto [it, added] = cache.iids.try_emplace(key, 0);
     if (added) {
-      it->second = newStringValue("[" + std::to_string(x) + "," + std::to_string(y) + "," +
-                                  std::to_string(z) + "]");
+      it->second = newValue("[" + std::to_string(x) + "," + std::to_string(y) + "," +
+                            std::to_string(z) + "]");
     }
     recent = {key, it->second};
-    return it->second;
+    return useValue(it->second);
   }
 
   // ---- Track events ----------------------------------------------------------------
@@ -944,8 +1144,7 @@ class PerfettoWriter {
     te_.setTail(putVarint(p, valueIid));
   }
   // A string written in place (the trace's description only: nothing repeats there).
-  void argString(Arg a, std::string_view v) {
-    const uint32_t name = argIid(a);
+  void argString(uint32_t name, std::string_view v) {
     const size_t len = 1 + varintSize(name) + 1 + varintSize(v.size()) + v.size();
     te_.byte(kTagDebugAnnotation);
     te_.varint(len);
@@ -955,6 +1154,7 @@ class PerfettoWriter {
     te_.varint(v.size());
     te_.bytes(v);
   }
+  void argString(Arg a, std::string_view v) { argString(argIid(a), v); }
   // How much layoutTrack cut off the slice to fit it on its track.
   void clampArg(const Slice& s, uint64_t start, uint64_t end) {
     if (s.adjusted) argUint(Arg::ClampedNs, (end - start) - (s.end - s.start));
@@ -963,45 +1163,71 @@ class PerfettoWriter {
     if (graphId != 0) argUint(Arg::GraphId, graphId);
     if (graphNodeId != 0) argUint(Arg::GraphNodeId, graphNodeId);
   }
+  // What the program had pushed (cuptitrace.h) when the call was made.
+  void externalIdArgs(uint32_t correlationId) {
+    const ExternalIdEntry* e = externalIds_.find(correlationId);
+    if (e == nullptr) return;
+    if (e->hasId) argUint(Arg::ExternalId, e->id);
+    if (e->hasScope) {
+      argStringIid(Arg::Scope, stringValueIid(e->scopeName));
+      argUint(Arg::ScopeId, e->scopeId);
+    }
+  }
 
   // Starts the TrackEvent of the next packet with its category.
   void beginEvent(Category c) {
+    useCategory(c);
     te_.clear();
     uint8_t* p = te_.tail(2);
     p[0] = kTagCategoryIid;
     p[1] = c;  // < 128
     te_.setTail(p + 2);
   }
-  // Type, name and track: fields 9, 10 and 11, after the annotations (4).
-  void eventHead(uint64_t type, uint32_t nameIid, uint64_t trackUuid) {
-    uint8_t* p = te_.tail(2 + 1 + 5 + 1 + 10);
+  // Type and name: fields 9 and 10, after the annotations (4).
+  void eventHead(uint8_t type, uint32_t nameIid) {
+    uint8_t* p = te_.tail(2 + 1 + 5);
     *p++ = kTagType;
-    *p++ = static_cast<uint8_t>(type);
+    *p++ = type;
     *p++ = kTagNameIid;
-    p = putVarint(p, nameIid);
-    *p++ = kTagTrackUuid;
-    te_.setTail(putVarint(p, trackUuid));
+    te_.setTail(putVarint(p, nameIid));
   }
-  void terminatingFlow(uint64_t flowId) {
-    if (flowId != 0) te_.fixed64Field(kTerminatingFlowIds, flowId);
+  void flowIds(const uint8_t (&tag)[2], uint32_t id) {
+    uint8_t* p = te_.tail(2 + 5);
+    *p++ = tag[0];
+    *p++ = tag[1];
+    te_.setTail(putVarint(p, id));
+  }
+  // The flows a launch call starts: one per GPU slice it launched.
+  void startFlows(uint32_t call, uint64_t ts) {
+    for (uint32_t s = apiFlowFirst_[call]; s < apiFlowFirst_[call + 1]; ++s) {
+      slotFlow_[s] = flowIds_.start(ts + offset_);
+      flowIds(kTagFlowId, slotFlow_[s]);
+    }
+  }
+  // The flow a GPU slice ends, if its launch call is drawn.
+  void endFlow(size_t sliceAt, uint64_t ts) {
+    const uint32_t s = sliceSlot_[sliceAt];
+    if (s == kNoSlot || slotFlow_[s] == 0) return;
+    flowIds(kTagTerminatingFlowId, slotFlow_[s]);
+    flowIds_.end(slotFlow_[s], ts + offset_);
   }
 
   // The packet of the event in te_ at `ts`, with the interned data it needs:
-  // fields 8, 10, 11, 12 and 13 in order, lengths computed first.
+  // fields 8, 10, 11 and 12 in order, lengths computed first.
   void finishEvent(uint64_t ts) {
-    const uint64_t delta = ts - lastTs_;
-    lastTs_ = ts;
+    const uint64_t delta = ts - seq_->lastTs;
+    seq_->lastTs = ts;
     const size_t teLen = te_.size();
     const size_t internedLen = interned_.size();
-    const size_t body = 1 + varintSize(delta) + 2 + 1 + varintSize(teLen) + teLen +
-                        (internedLen != 0 ? 1 + varintSize(internedLen) + internedLen : 0) + 2;
+    const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq_->id) + 1 + varintSize(teLen) +
+                        teLen + (internedLen != 0 ? 1 + varintSize(internedLen) + internedLen : 0);
     uint8_t* p = b_.tail(1 + 10 + body);
     *p++ = kTagPacket;
     p = putVarint(p, body);
     *p++ = kTagTimestamp;
     p = putVarint(p, delta);
     *p++ = kTagSequenceId;
-    *p++ = kSequenceId;
+    p = putVarint(p, seq_->id);
     *p++ = kTagTrackEvent;
     p = putVarint(p, teLen);
     std::memcpy(p, te_.data(), teLen);
@@ -1013,86 +1239,85 @@ class PerfettoWriter {
       p += internedLen;
       interned_.clear();
     }
-    *p++ = kTagSequenceFlags;
-    *p++ = kNeedsIncrementalState;
     b_.setTail(p);
-    ++stats_.events;
-    ++stats_.packets;
-    if (b_.size() >= kFlushBytes) flush();
+    ++o_.stats.events;
+    ++o_.stats.packets;
+    o_.maybeFlush();
   }
 
-  // SLICE_END: timestamp, sequence, {type, track}, flags.
-  void writeEnd(uint64_t ts, uint64_t trackUuid) {
-    const uint64_t delta = ts - lastTs_;
-    lastTs_ = ts;
-    const size_t teLen = 3 + varintSize(trackUuid);
-    const size_t body = 1 + varintSize(delta) + 2 + 2 + teLen + 2;  // < 128: one length byte
+  // SLICE_END: timestamp, sequence, {type}.
+  void writeEnd(uint64_t ts) {
+    const uint64_t delta = ts - seq_->lastTs;
+    seq_->lastTs = ts;
+    const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq_->id) + 2 + 2;  // < 128
     uint8_t* p = b_.tail(2 + body);
     *p++ = kTagPacket;
     *p++ = static_cast<uint8_t>(body);
     *p++ = kTagTimestamp;
     p = putVarint(p, delta);
     *p++ = kTagSequenceId;
-    *p++ = kSequenceId;
+    p = putVarint(p, seq_->id);
     *p++ = kTagTrackEvent;
-    *p++ = static_cast<uint8_t>(teLen);
+    *p++ = 2;
     *p++ = kTagType;
     *p++ = kSliceEnd;
-    *p++ = kTagTrackUuid;
-    p = putVarint(p, trackUuid);
-    *p++ = kTagSequenceFlags;
-    *p++ = kNeedsIncrementalState;
     b_.setTail(p);
-    ++stats_.events;
-    ++stats_.packets;
-    if (b_.size() >= kFlushBytes) flush();
+    ++o_.stats.events;
+    ++o_.stats.packets;
+    o_.maybeFlush();
   }
 
-  void writeBegin(const Slice& s, const Track& t) {
+  void writeBegin(const Slice& s, size_t at) {
     switch (s.source) {
       case SliceSource::ApiRuntime:
       case SliceSource::ApiDriver:
-        return writeApi(s, t);
+        return writeApi(s);
       case SliceSource::Nvtx:
-        return writeNvtxRange(s, t);
+        return writeNvtxRange(s);
       case SliceSource::Kernel:
-        return writeKernel(s, t);
+        return writeKernel(s, at);
       case SliceSource::Memcpy:
-        return writeMemcpy(s, t);
+        return writeMemcpy(s, at);
       case SliceSource::Memset:
-        return writeMemset(s, t);
+        return writeMemset(s, at);
+      case SliceSource::Graph:
+        return writeGraph(s, at);
       case SliceSource::Sync:
-        return writeSync(s, t);
+        return writeSync(s);
       case SliceSource::Overhead:
-        return writeOverhead(s, t);
+        return writeOverhead(s);
     }
   }
 
-  void writeApi(const Slice& s, const Track& t) {
+  void writeApi(const Slice& s) {
     const ApiRecord& r = api_[s.index];
-    const bool driver = isDriver(r);
+    if (isOsrt(r)) return writeOsrt(s);
+    beginEvent(isDriver(r) ? kCatDriver : kCatRuntime);
     const uint32_t name = rawNameIid(r.name);
-    beginEvent(driver ? kCatDriver : kCatRuntime);
     argUint(Arg::Correlation, r.correlationId);
-    argUint(Arg::Cbid, r.cbid);
-    argUint(Arg::ReturnValue, r.returnValue);
-    argStringIid(Arg::Domain, driver ? enumValueIid(driverIid_, "driver")
-                                     : enumValueIid(runtimeIid_, "runtime"));
+    if (r.returnValue != 0) argUint(Arg::ReturnValue, r.returnValue);
+    externalIdArgs(r.correlationId);
     clampArg(s, r.start, r.end);
-    eventHead(kSliceBegin, name, t.uuid);
-    for (uint32_t i = apiFlowFirst_[s.index]; i < apiFlowFirst_[s.index + 1]; ++i)
-      te_.fixed64Field(kFlowIds, apiFlowIds_[i]);
+    eventHead(kSliceBegin, name);
+    startFlows(s.index, s.start);
     finishEvent(s.start);
   }
 
-  void writeKernel(const Slice& s, const Track& t) {
+  // A C library call that blocked the thread (the osrt activity).
+  void writeOsrt(const Slice& s) {
+    const ApiRecord& r = api_[s.index];
+    beginEvent(kCatOsrt);
+    const uint32_t name = rawNameIid(r.name);
+    if (r.returnValue != 0) argUint(Arg::Errno, r.returnValue);
+    clampArg(s, r.start, r.end);
+    eventHead(kSliceBegin, name);
+    finishEvent(s.start);
+  }
+
+  void writeKernel(const Slice& s, size_t at) {
     const KernelRecord& k = kernels_[s.index];
-    const uint32_t name = kernelNameIid(k.name);
     beginEvent(kCatKernel);
-    argStringIid(Arg::MangledName, stringValueIid(k.name));
-    argUint(Arg::Device, k.deviceId);
-    argUint(Arg::Context, k.contextId);
-    argUint(Arg::Stream, k.streamId);
+    const uint32_t name = kernelNameIid(k.name);
     argUint(Arg::Correlation, k.correlationId);
     argStringIid(Arg::Grid, dim3Iid(grids_, k.gridX, k.gridY, k.gridZ));
     argStringIid(Arg::Block, dim3Iid(blocks_, k.blockX, k.blockY, k.blockZ));
@@ -1100,25 +1325,43 @@ class PerfettoWriter {
     argInt(Arg::StaticSharedMemory, k.staticSharedMemory);
     argInt(Arg::DynamicSharedMemory, k.dynamicSharedMemory);
     graphArgs(k.graphId, k.graphNodeId);
-    argStringIid(Arg::LaunchType,
-                 enumValueIid(launchTypeIid_[k.launchType], launchTypeName(k.launchType)));
+    if (k.launchType != static_cast<uint8_t>(KernelLaunchType::Regular))
+      argStringIid(Arg::LaunchType,
+                   enumValueIid(launchTypeIid_[k.launchType], launchTypeName(k.launchType)));
     if (k.isDeviceLaunched) argBool(Arg::DeviceLaunched, true);
+    externalIdArgs(k.correlationId);
     clampArg(s, k.start, k.end);
-    eventHead(kSliceBegin, name, t.uuid);
-    terminatingFlow(kernelFlow_[s.index]);
+    eventHead(kSliceBegin, name);
+    endFlow(at, s.start);
     finishEvent(s.start);
   }
 
-  void writeMemcpy(const Slice& s, const Track& t) {
+  // A whole graph launch (CUPTITRACE_GRAPHS=graph), the arrow from its cudaGraphLaunch.
+  void writeGraph(const Slice& s, size_t at) {
+    const GraphRecord& g = graphs_[s.index];
+    beginEvent(kCatGraph);
+    // Names of their own above the composed ones' keys (all below 2^26).
+    const uint32_t name = composedNameIid((4u << 24) + g.graphId,
+                                          [&] { return "Graph " + std::to_string(g.graphId); });
+    argUint(Arg::GraphId, g.graphId);
+    argUint(Arg::Correlation, g.correlationId);
+    externalIdArgs(g.correlationId);
+    clampArg(s, g.start, g.end);
+    eventHead(kSliceBegin, name);
+    endFlow(at, s.start);
+    finishEvent(s.start);
+  }
+
+  void writeMemcpy(const Slice& s, size_t at) {
     const MemcpyRecord& m = memcpys_[s.index];
     const auto copyKind = static_cast<CopyKind>(m.copyKind);
     const char* kind = copyKindName(copyKind);
     const char* src = memoryKindName(static_cast<MemoryKind>(m.srcKind));
     const char* dst = memoryKindName(static_cast<MemoryKind>(m.dstKind));
     const uint32_t key = uint32_t{m.copyKind} << 16 | uint32_t{m.srcKind} << 8 | m.dstKind;
+    beginEvent(kCatMemcpy);
     const uint32_t name = composedNameIid(
         key, [&] { return std::string("Memcpy ") + kind + " (" + src + " -> " + dst + ")"; });
-    beginEvent(kCatMemcpy);
     argUint(Arg::Bytes, m.bytes);
     argStringIid(Arg::CopyKind, enumValueIid(copyKindIid_[m.copyKind], kind));
     argStringIid(Arg::SrcKind, enumValueIid(memoryKindIid_[m.srcKind], src));
@@ -1127,66 +1370,60 @@ class PerfettoWriter {
     if (m.end > m.start)  // bytes per ns is GB/s
       argDouble(Arg::BandwidthGBps,
                 static_cast<double>(m.bytes) / static_cast<double>(m.end - m.start));
-    argUint(Arg::Stream, m.streamId);
-    argUint(Arg::Device, m.deviceId);
-    argUint(Arg::Context, m.contextId);
     argUint(Arg::Correlation, m.correlationId);
     if (copyKind == CopyKind::PtoP) {
       argUint(Arg::SrcDevice, m.srcDeviceId);
       argUint(Arg::DstDevice, m.dstDeviceId);
     }
     graphArgs(m.graphId, m.graphNodeId);
+    externalIdArgs(m.correlationId);
     clampArg(s, m.start, m.end);
-    eventHead(kSliceBegin, name, t.uuid);
-    terminatingFlow(memcpyFlow_[s.index]);
+    eventHead(kSliceBegin, name);
+    endFlow(at, s.start);
     finishEvent(s.start);
   }
 
-  void writeMemset(const Slice& s, const Track& t) {
+  void writeMemset(const Slice& s, size_t at) {
     const MemsetRecord& m = memsets_[s.index];
     const char* kind = memoryKindName(static_cast<MemoryKind>(m.memoryKind));
+    beginEvent(kCatMemset);
     const uint32_t name = composedNameIid(1u << 24 | m.memoryKind,
                                           [&] { return std::string("Memset (") + kind + ")"; });
-    beginEvent(kCatMemset);
     argUint(Arg::Bytes, m.bytes);
     argUint(Arg::Value, m.value);
     argStringIid(Arg::MemoryKind, enumValueIid(memoryKindIid_[m.memoryKind], kind));
     argBool(Arg::Async, (m.flags & kCopyFlagAsync) != 0);
-    argUint(Arg::Stream, m.streamId);
-    argUint(Arg::Device, m.deviceId);
-    argUint(Arg::Context, m.contextId);
     argUint(Arg::Correlation, m.correlationId);
     graphArgs(m.graphId, m.graphNodeId);
+    externalIdArgs(m.correlationId);
     clampArg(s, m.start, m.end);
-    eventHead(kSliceBegin, name, t.uuid);
-    terminatingFlow(memsetFlow_[s.index]);
+    eventHead(kSliceBegin, name);
+    endFlow(at, s.start);
     finishEvent(s.start);
   }
 
-  void writeSync(const Slice& s, const Track& t) {
+  void writeSync(const Slice& s) {
     const SyncRecord& r = syncs_[s.index];
+    beginEvent(kCatSync);
     const uint32_t name = composedNameIid(2u << 24 | r.type, [&] {
       return std::string(syncTypeName(static_cast<SyncType>(r.type)));
     });
-    beginEvent(kCatSync);
     argUint(Arg::Correlation, r.correlationId);
-    argUint(Arg::Context, r.contextId);
-    argUint(Arg::Device, t.device);
     if (r.streamId != kNotApplicable) argUint(Arg::Stream, r.streamId);
     if (r.eventId != kNotApplicable) argUint(Arg::Event, r.eventId);
     clampArg(s, r.start, r.end);
-    eventHead(kSliceBegin, name, t.uuid);
+    eventHead(kSliceBegin, name);
     finishEvent(s.start);
   }
 
-  void writeOverhead(const Slice& s, const Track& t) {
+  void writeOverhead(const Slice& s) {
     const OverheadRecord& r = overheads_[s.index];
-    const uint32_t name = rawNameIid(r.name);
     beginEvent(kCatOverhead);
+    const uint32_t name = rawNameIid(r.name);
     if (r.threadId != 0) argUint(Arg::Thread, r.threadId);
     if (r.deviceId != kNotApplicable) argUint(Arg::Device, r.deviceId);
     clampArg(s, r.start, r.end);
-    eventHead(kSliceBegin, name, t.uuid);
+    eventHead(kSliceBegin, name);
     finishEvent(s.start);
   }
 
@@ -1234,10 +1471,10 @@ class PerfettoWriter {
   }
 
   // Push/pop ranges on their thread; start/end ranges on their lane.
-  void writeNvtxRange(const Slice& s, const Track& t) {
+  void writeNvtxRange(const Slice& s) {
     const NvtxRecord& r = nvtx_[s.index];
-    const uint32_t name = rawNameIid(r.message);
     beginEvent(kCatNvtx);
+    const uint32_t name = rawNameIid(r.message);
     nvtxArgs(r);
     if (r.type == static_cast<uint8_t>(NvtxType::StartEnd)) {
       startEndArgs(r);
@@ -1245,7 +1482,7 @@ class PerfettoWriter {
       argUint(Arg::Depth, r.depth);
     }
     clampArg(s, r.start, r.end);
-    eventHead(kSliceBegin, name, t.uuid);
+    eventHead(kSliceBegin, name);
     finishEvent(s.start);
   }
   void startEndArgs(const NvtxRecord& r) {
@@ -1255,124 +1492,45 @@ class PerfettoWriter {
   }
 
   // Marks on their thread; empty start/end ranges on their lane.
-  void writeInstant(const Instant& i, const Track& t) {
+  void writeInstant(const Instant& i) {
     const NvtxRecord& r = nvtx_[i.nvtx];
-    const uint32_t name = rawNameIid(r.message);
     beginEvent(kCatNvtx);
+    const uint32_t name = rawNameIid(r.message);
     nvtxArgs(r);
     if (r.type == static_cast<uint8_t>(NvtxType::StartEnd)) startEndArgs(r);
-    eventHead(kInstant, name, t.uuid);
+    eventHead(kInstant, name);
     finishEvent(i.ts);
   }
 
   // What describes the trace, as the JSON exporter's metadata does: an
-  // instant on the host process at the clock's reference.
+  // instant on the host process (the main sequence's track) at the clock's reference.
   void writeMetadataEvent() {
     const TraceMetadata& m = trace_.meta;
-    const uint32_t name = composedNameIid(3u << 24, [] { return std::string("cuptitrace"); });
     beginEvent(kCatMetadata);
+    const uint32_t name = composedNameIid(3u << 24, [] { return std::string("cuptitrace"); });
     argString(Arg::ToolVersion, validUtf8(m.toolVersion));
     argString(Arg::Clock, validUtf8(m.clock));
+    argInt(Arg::RealtimeOffsetNs, static_cast<int64_t>(offset_));
+    if (!in_.labels.empty()) {  // in a merged file: which trace this is
+      argString(Arg::Host, validUtf8(m.hostName));
+      argUint(Arg::Pid, m.pid);
+      for (const auto& [key, value] : in_.labels) argString(dynamicArgIid(key), validUtf8(value));
+    }
     argUint(Arg::DroppedRecords, trace_.totalDropped());
     argUint(Arg::IncompleteRecords, incomplete_);
     argUint(Arg::ClampedSlices, clamped_);
-    argUint(Arg::Flows, stats_.flows);
+    argUint(Arg::Flows, flows_);
     for (const auto& [counter, value] : trace_.counters)
       argUint(dynamicArgIid("counters." + counter), value);
-    eventHead(kInstant, name, kHostProcessUuid);
+    eventHead(kInstant, name);
     finishEvent(base_);
   }
 
-  // ---- The events in timestamp order ---------------------------------------------
-
-  // The next event of track `t`, or false when it has none left.
-  bool next(uint32_t t, NextEvent* e) const {
-    const Cursor& c = cursors_[t];
-    uint64_t ts = UINT64_MAX;
-    uint8_t phase = kPhaseNone;
-    if (!c.open.empty()) {
-      ts = c.open.back();
-      phase = kPhaseEnd;
-    }
-    if (c.instant < c.instantEnd) {
-      const uint64_t at = instants_[c.instant].ts;
-      if (phase == kPhaseNone || at < ts) {
-        ts = at;
-        phase = kPhaseInstant;
-      }
-    }
-    if (c.slice < c.sliceEnd) {
-      const uint64_t at = slices_[c.slice].start;
-      if (phase == kPhaseNone || at < ts) {
-        ts = at;
-        phase = kPhaseBegin;
-      }
-    }
-    *e = NextEvent::of(ts, phase, t);
-    return phase != kPhaseNone;
-  }
-
-  void emit(const NextEvent& e) {
-    const uint32_t track = e.track();
-    Cursor& c = cursors_[track];
-    const Track& t = tracks_[track];
-    switch (e.phase()) {
-      case kPhaseEnd:
-        c.open.pop_back();
-        writeEnd(e.ts(), t.uuid);
-        break;
-      case kPhaseInstant:
-        writeInstant(instants_[c.instant++], t);
-        break;
-      case kPhaseBegin: {
-        const Slice& s = slices_[c.slice++];
-        writeBegin(s, t);
-        c.open.push_back(s.end);
-        break;
-      }
-      default:
-        break;
-    }
-  }
-
-  // Merges the tracks' events (each track's already in order) by timestamp.
-  // The track just written goes on while its next event comes before every
-  // other track's, which saves the heap most of its work on busy tracks.
-  void writeEvents() {
-    cursors_.resize(tracks_.size());
-    std::priority_queue<NextEvent, std::vector<NextEvent>, After> heap;
-    for (uint32_t i = 0; i < tracks_.size(); ++i) {
-      const Track& t = tracks_[i];
-      Cursor& c = cursors_[i];
-      c.slice = t.first;
-      c.sliceEnd = t.first + t.count;
-      c.instant = t.firstInstant;
-      c.instantEnd = t.firstInstant + t.instantCount;
-      NextEvent e;
-      if (next(i, &e)) heap.push(e);
-    }
-    while (!heap.empty()) {
-      NextEvent e = heap.top();
-      heap.pop();
-      for (;;) {
-        emit(e);
-        if (!next(e.track(), &e)) break;
-        if (!heap.empty() && heap.top().key < e.key) {
-          heap.push(e);
-          break;
-        }
-      }
-    }
-  }
-
-  void flush() {
-    out_.write(reinterpret_cast<const char*>(b_.data()), static_cast<std::streamsize>(b_.size()));
-    stats_.bytes += b_.size();
-    b_.clear();
-  }
-
+  const TimelineInput& in_;
   const Trace& trace_;
-  std::ostream& out_;
+  Output& o_;
+  ProtoWriter& b_;
+  FlowIds& flowIds_;
   const ChunkedVector<ApiRecord>& api_;
   const ChunkedVector<NvtxRecord>& nvtx_;
   const ChunkedVector<KernelRecord>& kernels_;
@@ -1380,16 +1538,23 @@ class PerfettoWriter {
   const ChunkedVector<MemsetRecord>& memsets_;
   const ChunkedVector<SyncRecord>& syncs_;
   const ChunkedVector<OverheadRecord>& overheads_;
+  const ChunkedVector<GraphRecord>& graphs_;
   const LaunchIndex launches_;
-  const uint32_t hostPid_;
+  const ExternalIdIndex externalIds_;
+  const uint32_t hostPid_;  // as shown
+  const uint64_t offset_;   // wall clock minus trace clock, modulo 2^64
+  const uint64_t hostProcessUuid_;
+  const uint32_t firstSequence_;
 
-  uint64_t base_ = 0;    // the clock's reference: the first packet's timestamp
-  uint64_t lastTs_ = 0;  // timestamp of the last packet written (deltas are from it)
+  uint64_t base_ = 0;  // the clock's reference: every sequence's clock starts there
   uint64_t incomplete_ = 0;
   uint64_t clamped_ = 0;
+  uint64_t flows_ = 0;
+  uint64_t nextUuid_ = 0;
+  bool metadataWritten_ = false;
 
   std::vector<Track> tracks_;
-  std::unordered_map<uint64_t, uint32_t> trackIndex_;  // (kind, pid, id, lane) -> tracks_ index
+  std::unordered_map<uint64_t, uint32_t> trackIndex_;  // (kind, id, device|lane) -> tracks_ index
   struct TrackCacheEntry {
     uint64_t key;
     uint32_t index;
@@ -1402,37 +1567,108 @@ class PerfettoWriter {
   std::vector<Slice> slices_;
   std::vector<Instant> instants_;
   std::vector<Cursor> cursors_;
+  std::vector<Sequence> sequences_;  // the main sequence, then one per track
+  Sequence* seq_ = nullptr;          // the sequence of the packet being written
 
-  // Flows: ids of the GPU records each API record launched, and each GPU record's id (0: none).
-  std::vector<uint32_t> apiFlowFirst_;  // apiFlowIds_[apiFlowFirst_[i], apiFlowFirst_[i + 1])
-  std::vector<uint64_t> apiFlowIds_;
-  std::vector<uint64_t> kernelFlow_, memcpyFlow_, memsetFlow_;
+  // Flows: slots of (call, GPU slice) pairs; a call's are
+  // [apiFlowFirst_[call], apiFlowFirst_[call + 1]); each slot's id once started.
+  std::vector<uint32_t> apiFlowFirst_;
+  std::vector<uint32_t> sliceSlot_;  // by position in slices_: its slot, or kNoSlot
+  std::vector<uint32_t> slotFlow_;
 
-  // Interning state; iid 0 means "not yet".
-  bool categoryInterned_[kCategoryCount] = {};
-  bool argInterned_[kArgCount] = {};
+  // Interning: iids per trace (names_ and values_ hold their text), defined per sequence.
+  std::vector<std::string> names_, values_;
   std::unordered_map<std::string, uint32_t> dynamicArgIid_;
   uint32_t nextDynamicArgIid_ = kArgCount;
-  uint32_t nextNameIid_ = 1;
-  uint32_t nextValueIid_ = 1;
   std::vector<uint32_t> rawNameIid_, kernelNameIid_, stringValueIid_;  // by StringId
   std::unordered_map<uint32_t, uint32_t> composedNameIid_;             // memcpy, memset, sync names
   std::unordered_map<std::string, uint32_t> textValueIid_;             // colors
   uint32_t launchTypeIid_[256] = {}, copyKindIid_[256] = {}, memoryKindIid_[256] = {};
-  uint32_t runtimeIid_ = 0, driverIid_ = 0;
   Dim3Cache grids_, blocks_;
 
-  ProtoWriter b_;         // the output not yet handed to the stream
   ProtoWriter te_;        // the TrackEvent of the packet being written
   ProtoWriter interned_;  // InternedData entries for the packet being written
-  ProtoWriter scratch_;   // fields of a packet written whole (first packet, descriptors)
-  PerfettoExportStats stats_;
+  ProtoWriter scratch_;   // fields of a packet written whole (first packets, descriptors)
 };
+
+// Writes every trace's header, then all their events in wall-clock order.
+PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std::ostream& out) {
+  Output o(out);
+  FlowIds flowIds;
+  std::vector<std::unique_ptr<SourceWriter>> sources;
+  uint64_t uuid = 1;
+  uint32_t sequence = 1;
+  std::vector<uint32_t> firstTrack;  // by source: its first global track index
+  std::vector<uint32_t> sourceOf;    // by global track index
+  for (const TimelineInput& in : inputs) {
+    sources.push_back(std::make_unique<SourceWriter>(in, o, flowIds, uuid, sequence));
+    SourceWriter& s = *sources.back();
+    s.plan();
+    uuid = s.endUuid();
+    sequence = s.endSequence();
+    firstTrack.push_back(static_cast<uint32_t>(sourceOf.size()));
+    sourceOf.insert(sourceOf.end(), s.sourceCount(), static_cast<uint32_t>(sources.size() - 1));
+  }
+  for (auto& s : sources) s->writeHeader();
+  // Memory counters and unified memory, a sequence per trace that has them,
+  // their packets put between the others in time order.
+  std::vector<std::unique_ptr<PerfettoMemorySequence>> memory;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    auto m = std::make_unique<PerfettoMemorySequence>(inputs[i], sources[i]->memoryOptions(sequence));
+    if (m->empty()) continue;
+    ++sequence;
+    o.b.bytes(m->header());
+    o.stats.packets += m->packets();
+    o.stats.events += m->events();
+    memory.push_back(std::move(m));
+  }
+
+  // Merges the tracks' events (each track's already in order) by time, the
+  // traces' descriptions among them. The track just written goes on while
+  // its next event comes before every other track's, which saves the heap
+  // most of its work on busy tracks.
+  std::priority_queue<NextEvent, std::vector<NextEvent>, After> heap;
+  for (uint32_t g = 0; g < sourceOf.size(); ++g) {
+    NextEvent e;
+    const uint32_t src = sourceOf[g];
+    if (sources[src]->next(g - firstTrack[src], g, &e)) heap.push(e);
+  }
+  while (!heap.empty()) {
+    NextEvent e = heap.top();
+    heap.pop();
+    const uint32_t g = e.track();
+    SourceWriter& s = *sources[sourceOf[g]];
+    const uint32_t local = g - firstTrack[sourceOf[g]];
+    for (;;) {
+      for (auto& m : memory) o.b.bytes(m->takeUntil(e.wall()));
+      s.emit(local, e.phase());
+      if (!s.next(local, g, &e)) break;
+      if (!heap.empty() && heap.top().key < e.key) {
+        heap.push(e);
+        break;
+      }
+    }
+  }
+  for (auto& m : memory) o.b.bytes(m->rest());
+  o.flush();
+  PerfettoExportStats stats = o.stats;
+  for (const auto& s : sources) {
+    stats.clamped += s->clamped();
+    stats.incomplete += s->incomplete();
+    stats.flows += s->flows();
+  }
+  return stats;
+}
 
 }  // namespace
 
 PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out) {
-  return PerfettoWriter(trace, out).write();
+  return writeTimeline({timelineInput(trace)}, out);
+}
+
+PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs,
+                                       std::ostream& out) {
+  return writeTimeline(inputs, out);
 }
 
 }  // namespace cuptitrace

@@ -4,14 +4,16 @@
 
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "core/trace.h"
+#include "exporters/track_layout.h"
 
 namespace cuptitrace {
 
 struct PerfettoExportStats {
   uint64_t events = 0;   // TrackEvents written: slice begins and ends, instants
-  uint64_t packets = 0;  // TracePackets written (events, track descriptors, the first packet)
+  uint64_t packets = 0;  // TracePackets written (events, track descriptors, first packets)
   uint64_t bytes = 0;    // bytes written to the stream
   uint64_t clamped = 0;  // slices moved or shortened so that no two on one track partially overlap
   uint64_t flows = 0;    // launch -> GPU work arrows written (each has both of its ends)
@@ -20,5 +22,9 @@ struct PerfettoExportStats {
 
 // Writes `trace` as a Perfetto protobuf trace: a sequence of TracePackets.
 PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out);
+// Writes several traces as one timeline, each placed as its input says
+// (cuptitrace merge); on wall-clock time, each by its own clock offset.
+PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs,
+                                       std::ostream& out);
 
 }  // namespace cuptitrace

@@ -69,6 +69,13 @@ uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy) {
 
 // ---- Names -------------------------------------------------------------------
 
+TimelineInput timelineInput(const Trace& trace) {
+  TimelineInput in;
+  in.trace = &trace;
+  in.gpuKey = trace.meta.pid;
+  return in;
+}
+
 std::string hostProcessName(const Trace& trace) {
   const std::string& program = trace.meta.processName;
   return program.empty() ? "Process " + std::to_string(trace.meta.pid) : program;
@@ -83,6 +90,20 @@ std::string gpuProcessName(const Trace& trace, uint32_t device) {
   } else if (info != nullptr && !info->name.empty()) {
     name += ": " + info->name;
   }
+  if (info == nullptr) return name;
+  // What tells two GPUs apart at a glance: compute capability, SMs, memory, clock.
+  std::string details;
+  auto add = [&](const std::string& part) { details += (details.empty() ? "" : ", ") + part; };
+  if (info->computeMajor != 0)
+    add("CC " + std::to_string(info->computeMajor) + "." + std::to_string(info->computeMinor));
+  if (info->multiprocessors != 0) add(std::to_string(info->multiprocessors) + " SMs");
+  if (info->globalMemoryBytes != 0) {
+    // Tenths of a GiB, rounded.
+    const uint64_t tenths = (info->globalMemoryBytes * 10 + (uint64_t{1} << 29)) >> 30;
+    add(std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " GiB");
+  }
+  if (info->coreClockKHz != 0) add(std::to_string((info->coreClockKHz + 500) / 1000) + " MHz");
+  if (!details.empty()) name += " (" + details + ")";
   return name;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/trace.h"
@@ -34,6 +35,7 @@ enum class SliceSource : uint8_t {
   Nvtx,
   ApiRuntime,
   ApiDriver,
+  Graph,  // a whole graph launch (graph-level tracing): it encloses its nodes, if any
   Kernel,
   Memcpy,
   Memset,
@@ -74,6 +76,26 @@ uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy);
 // ---- Shared by the timeline exporters (Chrome JSON, Perfetto protobuf) ------
 // Both draw the same timeline; what they must agree on lives here.
 
+// One trace's place in a timeline file: alone, or as one of several that
+// `cuptitrace merge` shows side by side (exporters/merge.h picks the values).
+struct TimelineInput {
+  const Trace* trace = nullptr;
+  // Added to its host pid and to its thread ids: traces of different hosts
+  // may have the same pid (and tids), and Perfetto needs them apart.
+  uint32_t idOffset = 0;
+  // Its GPUs' processes are gpuProcessId(gpuKey, device); each trace of a
+  // timeline has its own key, so GPUs of different processes stay apart.
+  uint32_t gpuKey = 0;
+  // Appended to its process names (host and GPUs), e.g. " (node2:1234)".
+  std::string nameSuffix;
+  // What the timeline's metadata says about it, e.g. {"file", "run.cuptitrace"}.
+  std::vector<std::pair<std::string, std::string>> labels;
+
+  uint32_t hostPid() const { return trace->meta.pid + idOffset; }
+};
+// A trace on its own: its own pid and names.
+TimelineInput timelineInput(const Trace& trace);
+
 // A record is drawn when it has a start and an end not before it.
 constexpr bool drawable(uint64_t start, uint64_t end) { return start != 0 && end >= start; }
 
@@ -89,7 +111,8 @@ TimelineBase scanTimeline(const Trace& trace);
 
 // Track and process names as a user sees them.
 std::string hostProcessName(const Trace& trace);  // the program, or "Process <pid>"
-// "GPU 0: NVIDIA H100 80GB HBM3", with the NVTX name of the device if it has one.
+// "GPU 0: NVIDIA H100 80GB HBM3 (CC 9.0, 132 SMs, 79.2 GiB, 1980 MHz)", with
+// the NVTX name of the device if it has one, the details CUPTI gave.
 std::string gpuProcessName(const Trace& trace, uint32_t device);
 // The NVTX name of the thread, "Main thread" (tid == pid) or "Thread <tid>".
 std::string hostThreadName(const Trace& trace, uint32_t tid);

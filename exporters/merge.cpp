@@ -1,0 +1,83 @@
+#include "exporters/merge.h"
+
+#include <set>
+
+#include "exporters/chrome_json.h"
+#include "exporters/file_output.h"
+#include "exporters/perfetto_proto.h"
+
+namespace cuptitrace {
+namespace {
+
+// Linux pids (and tids) are below 2^22: a moved pid is never a real one.
+constexpr uint32_t kPidShift = uint32_t{1} << 22;
+// gpuProcessId() keeps 20 bits of its key.
+constexpr uint32_t kGpuKeyMask = 0xFFFFFu;
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::vector<TimelineInput> planMerge(const std::vector<MergeSource>& sources) {
+  std::vector<TimelineInput> inputs;
+  std::set<uint32_t> pids, gpuKeys;
+  for (const MergeSource& source : sources) {
+    const TraceMetadata& m = source.trace->meta;
+    TimelineInput in = timelineInput(*source.trace);
+    while (pids.count(m.pid + in.idOffset) != 0) in.idOffset += kPidShift;
+    pids.insert(m.pid + in.idOffset);
+    // The first free 20-bit key from the pid's own.
+    uint32_t key = m.pid & kGpuKeyMask;
+    while (gpuKeys.count(key) != 0) key = (key + 1) & kGpuKeyMask;
+    gpuKeys.insert(key);
+    in.gpuKey = key;
+    in.nameSuffix = " (" + (m.hostName.empty() ? std::string("pid ") : m.hostName + ":") +
+                    std::to_string(m.pid) + ")";
+    in.labels = {{"file", source.file}};
+    inputs.push_back(std::move(in));
+  }
+  return inputs;
+}
+
+bool mergeFormatFor(const std::string& path, MergeFormat& format) {
+  if (endsWith(path, ".json")) {
+    format = MergeFormat::Json;
+    return true;
+  }
+  if (endsWith(path, ".pftrace")) {
+    format = MergeFormat::Pftrace;
+    return true;
+  }
+  return false;
+}
+
+MergeResult writeMerged(const std::vector<MergeSource>& sources, const std::string& path,
+                        bool overwrite) {
+  MergeResult result;
+  MergeFormat format;
+  if (!mergeFormatFor(path, format)) {
+    result.error = path + ": the merged file's name must end in .json or .pftrace";
+    return result;
+  }
+  const std::vector<TimelineInput> inputs = planMerge(sources);
+  result.error = writeFileSafely(
+      path,
+      [&](std::ostream& out) {
+        if (format == MergeFormat::Json) {
+          const JsonExportStats s = writeChromeJson(inputs, out);
+          result.events = s.events;
+          result.flows = s.flows;
+        } else {
+          const PerfettoExportStats s = writePerfettoProto(inputs, out);
+          result.events = s.events;
+          result.flows = s.flows;
+          result.bytes = s.bytes;
+        }
+      },
+      overwrite);
+  return result;
+}
+
+}  // namespace cuptitrace
