@@ -1,0 +1,672 @@
+#include "exporters/memory_tracks.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "exporters/json_text.h"
+#include "exporters/proto_writer.h"
+#include "exporters/track_layout.h"
+
+namespace cuptitrace {
+namespace {
+
+DeviceMemoryUsage& deviceUsage(std::vector<DeviceMemoryUsage>& devices, uint32_t device) {
+  for (auto& d : devices)
+    if (d.device == device) return d;
+  devices.emplace_back();
+  devices.back().device = device;
+  return devices.back();
+}
+
+void noteAllocation(MemoryKindUsage& u, uint64_t& current, uint64_t bytes, uint64_t ts) {
+  ++u.allocations;
+  u.allocatedBytes += bytes;
+  current += bytes;
+  if (current > u.peakBytes) {
+    u.peakBytes = current;
+    u.peakTs = ts;
+  }
+}
+
+bool isTransfer(uint8_t kind) {
+  const auto k = static_cast<UvmKind>(kind);
+  return k == UvmKind::BytesHtoD || k == UvmKind::BytesDtoH || k == UvmKind::BytesDtoD;
+}
+
+// What a unified memory counter counts, as the key of its JSON series.
+const char* uvmCounterKey(uint8_t kind) {
+  switch (static_cast<UvmKind>(kind)) {
+    case UvmKind::GpuPageFault: return "fault_groups";
+    case UvmKind::CpuPageFault: return "faults";
+    default: return "bytes";
+  }
+}
+
+bool hasCounter(uint8_t kind) {
+  const auto k = static_cast<UvmKind>(kind);
+  return isTransfer(kind) || k == UvmKind::GpuPageFault || k == UvmKind::CpuPageFault;
+}
+
+// Tids of unified memory tracks: clear of stream ids (small), OS tids
+// (< 2^22) and the sync and overhead tids (0x7FFFxxxx).
+uint32_t uvmTid(uint8_t kind, uint32_t lane) {
+  return 0x7FFE0000u | uint32_t{kind} << 8 | std::min<uint32_t>(lane, 255);
+}
+
+std::string hexAddress(uint64_t address) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string s = "0x";
+  int digits = 0;
+  for (uint64_t v = address; v != 0; v >>= 4) ++digits;
+  if (digits == 0) digits = 1;
+  for (int i = digits - 1; i >= 0; --i) s += kHex[(address >> (4 * i)) & 0xf];
+  return s;
+}
+
+}  // namespace
+
+bool isStaticMemory(uint8_t memoryKind) {
+  const auto k = static_cast<MemoryKind>(memoryKind);
+  return k == MemoryKind::DeviceStatic || k == MemoryKind::ManagedStatic;
+}
+
+MemoryUsage memoryUsage(const Trace& trace) {
+  MemoryUsage usage;
+  const auto& records = trace.store.records<MemoryRecord>();
+  std::vector<uint32_t> order;
+  order.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].timestamp == 0)
+      ++usage.undated;
+    else
+      order.push_back(static_cast<uint32_t>(i));
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const MemoryRecord& x = records[a];
+    const MemoryRecord& y = records[b];
+    return std::tie(x.timestamp, x.operation, a) < std::tie(y.timestamp, y.operation, b);
+  });
+
+  struct Current {
+    uint64_t all = 0;
+    std::array<uint64_t, 8> byKind{};
+  };
+  std::map<uint32_t, Current> current;                 // by device
+  std::unordered_map<uint64_t, uint32_t> allocated;    // address -> allocation record
+  auto release = [&](const MemoryRecord& alloc, uint64_t ts) {
+    DeviceMemoryUsage& d = deviceUsage(usage.devices, alloc.deviceId);
+    Current& c = current[alloc.deviceId];
+    const size_t kind = alloc.memoryKind & 7u;
+    ++d.all.frees;
+    ++d.byKind[kind].frees;
+    c.all -= alloc.bytes;
+    c.byKind[kind] -= alloc.bytes;
+    d.points.push_back({ts, c.all});
+  };
+  for (const uint32_t i : order) {
+    const MemoryRecord& r = records[i];
+    if (r.operation == static_cast<uint8_t>(MemoryOp::Allocation)) {
+      const auto [it, added] = allocated.try_emplace(r.address, i);
+      if (!added) {
+        // The free of what was here was lost: it is gone by now.
+        ++usage.reusedAddresses;
+        release(records[it->second], r.timestamp);
+        it->second = i;
+      }
+      DeviceMemoryUsage& d = deviceUsage(usage.devices, r.deviceId);
+      Current& c = current[r.deviceId];
+      const size_t kind = r.memoryKind & 7u;
+      noteAllocation(d.all, c.all, r.bytes, r.timestamp);
+      noteAllocation(d.byKind[kind], c.byKind[kind], r.bytes, r.timestamp);
+      d.points.push_back({r.timestamp, c.all});
+    } else {
+      const auto it = allocated.find(r.address);
+      if (it == allocated.end()) {
+        ++usage.unmatchedFrees;
+        continue;
+      }
+      release(records[it->second], r.timestamp);
+      allocated.erase(it);
+    }
+  }
+
+  for (const auto& [address, i] : allocated) {
+    const MemoryRecord& r = records[i];
+    DeviceMemoryUsage& d = deviceUsage(usage.devices, r.deviceId);
+    ++d.all.liveCount;
+    d.all.liveBytes += r.bytes;
+    ++d.byKind[r.memoryKind & 7u].liveCount;
+    d.byKind[r.memoryKind & 7u].liveBytes += r.bytes;
+    usage.live.push_back(i);
+  }
+  std::sort(usage.live.begin(), usage.live.end(), [&](uint32_t a, uint32_t b) {
+    const MemoryRecord& x = records[a];
+    const MemoryRecord& y = records[b];
+    return std::make_tuple(y.bytes, x.timestamp, a) < std::make_tuple(x.bytes, y.timestamp, b);
+  });
+  std::sort(usage.devices.begin(), usage.devices.end(),
+            [](const DeviceMemoryUsage& a, const DeviceMemoryUsage& b) { return a.device < b.device; });
+  return usage;
+}
+
+// ---- Unified memory -------------------------------------------------------------
+
+std::string uvmTrackName(uint8_t kind) {
+  switch (static_cast<UvmKind>(kind)) {
+    case UvmKind::BytesHtoD: return "Unified memory HtoD";
+    case UvmKind::BytesDtoH: return "Unified memory DtoH";
+    case UvmKind::BytesDtoD: return "Unified memory DtoD";
+    case UvmKind::GpuPageFault: return "GPU page faults";
+    case UvmKind::CpuPageFault: return "CPU page faults";
+    default: return std::string("Unified memory ") + uvmKindName(kind);
+  }
+}
+
+std::string uvmCounterName(uint8_t kind) { return uvmTrackName(kind) + " " + uvmCounterKey(kind); }
+
+UvmTimeline uvmTimeline(const Trace& trace) {
+  UvmTimeline timeline;
+  const auto& records = trace.store.records<UvmRecord>();
+  // Drawn records of each (device, kind), by start, longer first.
+  std::map<std::pair<uint32_t, uint8_t>, std::vector<uint32_t>> groups;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const UvmRecord& r = records[i];
+    if (!drawable(r.start, r.end)) {
+      ++timeline.undrawn;
+      continue;
+    }
+    groups[{r.deviceId, r.kind}].push_back(static_cast<uint32_t>(i));
+  }
+  for (auto& [key, indices] : groups) {
+    std::sort(indices.begin(), indices.end(), [&](uint32_t a, uint32_t b) {
+      const UvmRecord& x = records[a];
+      const UvmRecord& y = records[b];
+      return std::make_tuple(x.start, y.end, a) < std::make_tuple(y.start, x.end, b);
+    });
+    // Lanes: each slice goes to the lane that freed up first, when free by
+    // its start (interval partitioning: the fewest lanes). Instants need
+    // no lane of their own: they stay on the first.
+    std::vector<UvmTrack> lanes;
+    using LaneEnd = std::pair<uint64_t, uint32_t>;
+    std::priority_queue<LaneEnd, std::vector<LaneEnd>, std::greater<LaneEnd>> free;
+    uint32_t laneCount = 0;
+    for (const uint32_t i : indices) {
+      const UvmRecord& r = records[i];
+      uint32_t lane = 0;
+      if (r.end != r.start) {
+        if (!free.empty() && free.top().first <= r.start) {
+          lane = free.top().second;
+          free.pop();
+        } else {
+          lane = laneCount++;
+        }
+        free.push({r.end, lane});
+      }
+      auto it = std::find_if(lanes.begin(), lanes.end(), [&](const UvmTrack& t) { return t.lane == lane; });
+      if (it == lanes.end()) {
+        lanes.push_back(UvmTrack{key.first, key.second, lane, {}});
+        it = lanes.end() - 1;
+      }
+      it->records.push_back(i);
+    }
+    std::sort(lanes.begin(), lanes.end(), [](const UvmTrack& a, const UvmTrack& b) { return a.lane < b.lane; });
+    for (auto& t : lanes) timeline.tracks.push_back(std::move(t));
+
+    if (!hasCounter(key.second)) continue;
+    UvmCounter counter{key.first, key.second, {}};
+    // A transfer counts once it is done; a fault when it happens.
+    std::vector<CounterPoint> steps;
+    for (const uint32_t i : indices) {
+      const UvmRecord& r = records[i];
+      const uint64_t amount = static_cast<UvmKind>(r.kind) == UvmKind::CpuPageFault ? 1 : r.value;
+      steps.push_back({isTransfer(r.kind) ? r.end : r.start, amount});
+    }
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const CounterPoint& a, const CounterPoint& b) { return a.ts < b.ts; });
+    uint64_t total = 0;
+    for (const CounterPoint& s : steps) {
+      total += s.value;
+      counter.points.push_back({s.ts, total});
+    }
+    timeline.counters.push_back(std::move(counter));
+  }
+  return timeline;
+}
+
+// ---- Chrome JSON ------------------------------------------------------------------
+
+namespace {
+
+class JsonEvents {
+ public:
+  JsonEvents(JsonText& out, bool first, uint64_t base, const std::function<void()>& flush)
+      : out_(out), first_(first), base_(base), flush_(flush) {}
+
+  size_t written() const { return written_; }
+
+  void begin() {
+    if (!first_) out_.lit(",\n");
+    first_ = false;
+    out_.put('{');
+  }
+  void end() {
+    out_.put('}');
+    ++written_;
+    if (flush_) flush_();
+  }
+  void where(uint32_t pid, uint32_t tid) {
+    out_.lit(",\"pid\":");
+    out_.uint(pid);
+    out_.lit(",\"tid\":");
+    out_.uint(tid);
+  }
+  void ts(uint64_t ns) {
+    out_.lit(",\"ts\":");
+    out_.micros(static_cast<int64_t>(ns - base_));
+  }
+
+  void name(const char* what, uint32_t pid, uint32_t tid, const std::string& text) {
+    begin();
+    out_.lit("\"ph\":\"M\",\"name\":\"");
+    out_.put(what);
+    out_.put('"');
+    where(pid, tid);
+    out_.lit(",\"ts\":0,\"args\":{\"name\":");
+    out_.quoted(text);
+    out_.put('}');
+    end();
+  }
+  void sortIndex(const char* what, uint32_t pid, uint32_t tid, uint64_t index) {
+    begin();
+    out_.lit("\"ph\":\"M\",\"name\":\"");
+    out_.put(what);
+    out_.put('"');
+    where(pid, tid);
+    out_.lit(",\"ts\":0,\"args\":{\"sort_index\":");
+    out_.uint(index);
+    out_.put('}');
+    end();
+  }
+  void counter(const std::string& name, const char* key, uint32_t pid, const CounterPoint& p) {
+    begin();
+    out_.lit("\"ph\":\"C\",\"cat\":\"memory\",\"name\":");
+    out_.quoted(name);
+    out_.lit(",\"pid\":");
+    out_.uint(pid);
+    ts(p.ts);
+    out_.lit(",\"args\":{\"");
+    out_.put(key);
+    out_.lit("\":");
+    out_.uint(p.value);
+    out_.put('}');
+    end();
+  }
+
+  JsonText& out() { return out_; }
+
+ private:
+  JsonText& out_;
+  bool first_;
+  uint64_t base_;
+  const std::function<void()>& flush_;
+  size_t written_ = 0;
+};
+
+// The arguments of a unified memory slice or instant, as "key":value pairs.
+template <typename Put>
+void uvmArgs(const UvmRecord& r, Put&& put) {
+  const auto kind = static_cast<UvmKind>(r.kind);
+  if (r.address != 0) put.text("address", hexAddress(r.address));
+  if (isTransfer(r.kind) || kind == UvmKind::Thrashing || kind == UvmKind::RemoteMap)
+    put.number("bytes", r.value);
+  if (kind == UvmKind::GpuPageFault) put.number("fault_groups", r.value);
+  if (kind == UvmKind::CpuPageFault) put.text("pc", hexAddress(r.value));
+  if (isTransfer(r.kind)) {
+    put.number("src", r.srcId);
+    put.number("dst", r.dstId);
+    if (*uvmCauseName(r.cause)) put.text("cause", uvmCauseName(r.cause));
+  }
+  if (kind == UvmKind::GpuPageFault && *uvmAccessName(r.accessType))
+    put.text("access", uvmAccessName(r.accessType));
+}
+
+struct JsonArgs {
+  JsonText& out;
+  bool first = true;
+  void key(const char* k) {
+    out.put(first ? '{' : ',');
+    first = false;
+    out.put('"');
+    out.put(k);
+    out.lit("\":");
+  }
+  void number(const char* k, uint64_t v) {
+    key(k);
+    out.uint(v);
+  }
+  void text(const char* k, const std::string& v) {
+    key(k);
+    out.quoted(v);
+  }
+  void close() { out.put(first ? std::string_view("{}") : std::string_view("}")); }
+};
+
+}  // namespace
+
+size_t writeJsonMemoryEvents(const TimelineInput& in, uint64_t base, uint64_t sortBase, JsonText& out,
+                             bool first, const std::function<void()>& flush) {
+  const Trace& trace = *in.trace;
+  if (trace.store.count(RecordKind::Memory) == 0 && trace.store.count(RecordKind::Uvm) == 0) return 0;
+  const MemoryUsage memory = memoryUsage(trace);
+  const UvmTimeline uvm = uvmTimeline(trace);
+  const auto& records = trace.store.records<UvmRecord>();
+  const uint32_t hostPid = in.hostPid();
+  auto gpuPid = [&](uint32_t device) { return gpuProcessId(in.gpuKey, device); };
+  JsonEvents events(out, first, base, flush);
+
+  // Names of the processes and tracks used. A GPU process may also be named
+  // by the timeline's own tracks: the same name again changes nothing.
+  std::vector<uint32_t> devices;
+  for (const auto& d : memory.devices)
+    if (!d.points.empty()) devices.push_back(d.device);
+  for (const auto& t : uvm.tracks)
+    if (t.device != kUvmNoDevice) devices.push_back(t.device);
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  for (const uint32_t d : devices) {
+    const uint32_t pid = gpuPid(d);
+    events.name("process_name", pid, pid, gpuProcessName(trace, d) + in.nameSuffix);
+    events.sortIndex("process_sort_index", pid, pid, sortBase + 1 + d);
+  }
+  for (const auto& t : uvm.tracks) {
+    const uint32_t pid = t.device == kUvmNoDevice ? hostPid : gpuPid(t.device);
+    events.name("thread_name", pid, uvmTid(t.kind, t.lane), uvmTrackName(t.kind));
+  }
+
+  for (const auto& d : memory.devices) {
+    const uint32_t pid = gpuPid(d.device);
+    for (const CounterPoint& p : d.points) events.counter(kMemoryCounterName, "bytes", pid, p);
+  }
+  for (const auto& c : uvm.counters) {
+    const uint32_t pid = c.device == kUvmNoDevice ? hostPid : gpuPid(c.device);
+    const std::string name = uvmTrackName(c.kind);
+    for (const CounterPoint& p : c.points) events.counter(name, uvmCounterKey(c.kind), pid, p);
+  }
+  for (const auto& t : uvm.tracks) {
+    const uint32_t pid = t.device == kUvmNoDevice ? hostPid : gpuPid(t.device);
+    const uint32_t tid = uvmTid(t.kind, t.lane);
+    for (const uint32_t i : t.records) {
+      const UvmRecord& r = records[i];
+      events.begin();
+      if (r.end == r.start)
+        out.lit("\"ph\":\"i\",\"s\":\"t\"");
+      else
+        out.lit("\"ph\":\"X\"");
+      out.lit(",\"cat\":\"uvm\",\"name\":\"");
+      out.put(uvmKindName(r.kind));
+      out.put('"');
+      events.where(pid, tid);
+      events.ts(r.start);
+      if (r.end != r.start) {
+        out.lit(",\"dur\":");
+        out.micros(static_cast<int64_t>(r.end - r.start));
+      }
+      out.lit(",\"args\":");
+      JsonArgs args{out};
+      uvmArgs(r, args);
+      args.close();
+      events.end();
+    }
+  }
+  return events.written();
+}
+
+// ---- Perfetto protobuf -------------------------------------------------------------
+
+namespace {
+
+// Field numbers (PERFETTO.md).
+constexpr uint32_t kTracePacket = 1;
+constexpr uint32_t kClockSnapshot = 6;
+constexpr uint32_t kTimestamp = 8;
+constexpr uint32_t kSequenceId = 10;
+constexpr uint32_t kTrackEvent = 11;
+constexpr uint32_t kSequenceFlags = 13;
+constexpr uint32_t kPacketDefaults = 59;
+constexpr uint32_t kTrackDescriptor = 60;
+constexpr uint32_t kClocks = 1, kPrimaryClock = 2, kClockId = 1, kClockTimestamp = 2, kClockIncremental = 3;
+constexpr uint32_t kDefaultsClockId = 58;
+constexpr uint64_t kClockRealtime = 1;
+constexpr uint64_t kClockSequence = 64;  // sequence-scoped, incremental
+constexpr uint64_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
+
+constexpr uint32_t kTrackUuid = 1, kTrackName = 2, kTrackProcess = 3, kTrackParent = 5,
+                   kTrackCounter = 8, kTrackSiblingMerge = 15;
+constexpr uint32_t kProcessPid = 1, kProcessName = 6;
+constexpr uint32_t kCounterUnit = 3;
+constexpr uint64_t kUnitCount = 2, kUnitBytes = 3;
+constexpr uint64_t kMergeNone = 2;
+
+constexpr uint32_t kEventAnnotations = 4, kEventType = 9, kEventTrackUuid = 11, kEventCategories = 22,
+                   kEventName = 23, kEventCounterValue = 30;
+constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4;
+constexpr uint32_t kAnnotationName = 10, kAnnotationUint = 3, kAnnotationString = 6;
+
+// Names may hold NVTX text: Perfetto wants UTF-8, so anything else is replaced.
+std::string asciiOnly(const std::string& s) {
+  std::string out = s;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) >= 0x80 || static_cast<unsigned char>(c) < 0x20) c = '?';
+  return out;
+}
+
+struct ProtoArgs {
+  ProtoWriter& p;
+  void number(const char* k, uint64_t v) {
+    auto a = p.beginNested(kEventAnnotations);
+    p.bytesField(kAnnotationName, k);
+    p.varintField(kAnnotationUint, v);
+    p.endNestedCompact(a);
+  }
+  void text(const char* k, const std::string& v) {
+    auto a = p.beginNested(kEventAnnotations);
+    p.bytesField(kAnnotationName, k);
+    p.bytesField(kAnnotationString, v);
+    p.endNestedCompact(a);
+  }
+};
+
+// One event of the sequence, ordered by time; at equal times ends first,
+// then instants and counters, then begins (as the timeline's own events).
+struct ProtoEvent {
+  uint64_t ts;
+  uint8_t phase;  // 0 end, 1 instant, 2 counter, 3 begin
+  uint64_t track;
+  uint32_t record;  // UvmRecord index (slices, instants)
+  uint64_t value;   // counters
+};
+
+}  // namespace
+
+PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const PerfettoMemoryOptions& options) {
+  const Trace& trace = *in.trace;
+  if (trace.store.count(RecordKind::Memory) == 0 && trace.store.count(RecordKind::Uvm) == 0) return;
+  const MemoryUsage memory = memoryUsage(trace);
+  const UvmTimeline uvm = uvmTimeline(trace);
+  const auto& records = trace.store.records<UvmRecord>();
+  const uint32_t hostPid = in.hostPid();
+
+  // Uuids of our own: a tag in the top byte, the host pid, then a count, so
+  // that they meet neither the timeline's small uuids nor another process's.
+  uint64_t nextUuid = uint64_t{0xC7} << 56 | uint64_t{hostPid & 0xFFFFFFu} << 32;
+  // TrackDescriptor messages, processes apart: other tracks name them as parent.
+  ProtoWriter processes, tracks;
+  std::vector<std::pair<size_t, size_t>> processesAt, tracksAt;  // (offset, size) of each
+  auto describeIn = [](ProtoWriter& w, std::vector<std::pair<size_t, size_t>>& at, auto&& fill) {
+    const size_t from = w.size();
+    fill(w);
+    at.push_back({from, w.size() - from});
+  };
+  auto describe = [&](auto&& fill) { describeIn(tracks, tracksAt, fill); };
+  std::map<uint32_t, uint64_t> processUuid;  // GPUs with no process track in the timeline
+  auto gpuProcess = [&](uint32_t device) -> uint64_t {
+    if (device == kUvmNoDevice) return options.hostProcessUuid;
+    const uint64_t known = options.gpuProcessUuid ? options.gpuProcessUuid(device) : 0;
+    if (known != 0) return known;
+    const auto [it, added] = processUuid.try_emplace(device, 0);
+    if (added) {
+      it->second = ++nextUuid;
+      describeIn(processes, processesAt, [&](ProtoWriter& p) {
+        p.varintField(kTrackUuid, it->second);
+        auto proc = p.beginNested(kTrackProcess);
+        p.varintField(kProcessPid, gpuProcessId(in.gpuKey, device));
+        p.bytesField(kProcessName, asciiOnly(gpuProcessName(trace, device) + in.nameSuffix));
+        p.endNestedCompact(proc);
+      });
+    }
+    return it->second;
+  };
+  auto counterTrack = [&](uint32_t device, const std::string& name, uint64_t unit) {
+    const uint64_t parent = gpuProcess(device);
+    const uint64_t uuid = ++nextUuid;
+    describe([&](ProtoWriter& p) {
+      p.varintField(kTrackUuid, uuid);
+      p.bytesField(kTrackName, name);
+      p.varintField(kTrackParent, parent);
+      auto c = p.beginNested(kTrackCounter);
+      p.varintField(kCounterUnit, unit);
+      p.endNestedCompact(c);
+      p.varintField(kTrackSiblingMerge, kMergeNone);
+    });
+    return uuid;
+  };
+
+  std::vector<ProtoEvent> events;
+  for (const auto& d : memory.devices) {
+    if (d.points.empty()) continue;
+    const uint64_t track = counterTrack(d.device, std::string(kMemoryCounterName) + " bytes", kUnitBytes);
+    for (const CounterPoint& p : d.points) events.push_back({p.ts, 2, track, 0, p.value});
+  }
+  for (const auto& c : uvm.counters) {
+    const uint64_t unit = isTransfer(c.kind) ? kUnitBytes : kUnitCount;
+    const uint64_t track = counterTrack(c.device, uvmCounterName(c.kind), unit);
+    for (const CounterPoint& p : c.points) events.push_back({p.ts, 2, track, 0, p.value});
+  }
+  for (const auto& t : uvm.tracks) {
+    const uint64_t parent = gpuProcess(t.device);
+    const uint64_t uuid = ++nextUuid;
+    // Lanes of one kind keep the default merge (by name): one track in the UI.
+    describe([&](ProtoWriter& p) {
+      p.varintField(kTrackUuid, uuid);
+      p.bytesField(kTrackName, uvmTrackName(t.kind));
+      p.varintField(kTrackParent, parent);
+    });
+    for (const uint32_t i : t.records) {
+      const UvmRecord& r = records[i];
+      if (r.end == r.start) {
+        events.push_back({r.start, 1, uuid, i, 0});
+      } else {
+        events.push_back({r.start, 3, uuid, i, 0});
+        events.push_back({r.end, 0, uuid, i, 0});
+      }
+    }
+  }
+  if (events.empty()) return;
+  std::stable_sort(events.begin(), events.end(), [](const ProtoEvent& a, const ProtoEvent& b) {
+    return std::tie(a.ts, a.phase) < std::tie(b.ts, b.phase);
+  });
+
+  // The reference of the sequence's clock: the timeline's base, or our
+  // earliest event if it is earlier (no delta may be negative).
+  const uint64_t reference = std::min(options.base != 0 ? options.base : events.front().ts, events.front().ts);
+  const uint64_t sequenceFlagsLater = kNeedsIncrementalState;
+  {
+    // The first packet: clears the sequence's state, defines its clock (tied
+    // to REALTIME as the timeline's own is) and makes it the default.
+    auto pk = header_.beginNested(kTracePacket);
+    auto snapshot = header_.beginNested(kClockSnapshot);
+    auto clock = header_.beginNested(kClocks);
+    header_.varintField(kClockId, kClockSequence);
+    header_.varintField(kClockTimestamp, reference);
+    header_.boolField(kClockIncremental, true);
+    header_.endNestedCompact(clock);
+    clock = header_.beginNested(kClocks);
+    header_.varintField(kClockId, kClockRealtime);
+    header_.varintField(kClockTimestamp, reference + static_cast<uint64_t>(trace.meta.wallClockOffsetNs()));
+    header_.endNestedCompact(clock);
+    header_.varintField(kPrimaryClock, kClockRealtime);
+    header_.endNestedCompact(snapshot);
+    header_.varintField(kSequenceId, options.sequenceId);
+    header_.varintField(kSequenceFlags, kIncrementalStateCleared | kNeedsIncrementalState);
+    auto defaults = header_.beginNested(kPacketDefaults);
+    header_.varintField(kDefaultsClockId, kClockSequence);
+    header_.endNestedCompact(defaults);
+    header_.endNestedCompact(pk);
+    ++packets_;
+  }
+  auto descriptorPackets = [&](const ProtoWriter& w, const std::vector<std::pair<size_t, size_t>>& at) {
+    for (const auto& [from, size] : at) {
+      auto pk = header_.beginNested(kTracePacket);
+      header_.varintField(kTimestamp, 0);  // at the clock's reference
+      header_.varintField(kSequenceId, options.sequenceId);
+      header_.varintField(kSequenceFlags, sequenceFlagsLater);
+      header_.bytesField(kTrackDescriptor, w.view().substr(from, size));
+      header_.endNestedCompact(pk);
+      ++packets_;
+    }
+  };
+  descriptorPackets(processes, processesAt);
+  descriptorPackets(tracks, tracksAt);
+
+  uint64_t last = reference;
+  const auto offset = static_cast<uint64_t>(trace.meta.wallClockOffsetNs());
+  for (const ProtoEvent& e : events) {
+    starts_.push_back({e.ts + offset, events_.size()});  // modulo 2^64: either sign
+    auto pk = events_.beginNested(kTracePacket);
+    events_.varintField(kTimestamp, e.ts - last);
+    last = e.ts;
+    events_.varintField(kSequenceId, options.sequenceId);
+    auto te = events_.beginNested(kTrackEvent);
+    switch (e.phase) {
+      case 0:
+        events_.varintField(kEventType, kSliceEnd);
+        break;
+      case 2:
+        events_.varintField(kEventType, kCounter);
+        events_.int64Field(kEventCounterValue, static_cast<int64_t>(e.value));
+        break;
+      default: {
+        const UvmRecord& r = records[e.record];
+        ProtoArgs args{events_};
+        uvmArgs(r, args);
+        events_.varintField(kEventType, e.phase == 1 ? kInstant : kSliceBegin);
+        events_.bytesField(kEventCategories, "uvm");
+        events_.bytesField(kEventName, uvmKindName(r.kind));
+        break;
+      }
+    }
+    events_.varintField(kEventTrackUuid, e.track);
+    events_.endNestedCompact(te);
+    events_.varintField(kSequenceFlags, sequenceFlagsLater);
+    events_.endNestedCompact(pk);
+    ++packets_;
+  }
+}
+
+std::string_view PerfettoMemorySequence::header() const { return header_.view(); }
+
+std::string_view PerfettoMemorySequence::takeUntil(uint64_t wall) {
+  const size_t from = next_;
+  while (next_ < starts_.size() && starts_[next_].first <= wall) ++next_;
+  const size_t begin = from < starts_.size() ? starts_[from].second : events_.size();
+  const size_t end = next_ < starts_.size() ? starts_[next_].second : events_.size();
+  return events_.view().substr(begin, end - begin);
+}
+
+std::string_view PerfettoMemorySequence::rest() { return takeUntil(UINT64_MAX); }
+
+}  // namespace cuptitrace
