@@ -1,26 +1,44 @@
 // The launch-bound loop: N tiny kernels over 4 streams. Prints the time per
 // launch of the loop alone (no start-up, no exit), which is what a tracer's
 // per-launch cost shows in.
-//   launch_loop [N]     default 200000
+//   launch_loop [N] [threads=T]     N default 200000
+//
+// With threads=T, T host threads launch at once, N/T kernels each on a stream
+// of their own, each launch inside an NVTX range of the thread's own: what a
+// tracer's shared locks cost shows in the time per launch (the loop's wall
+// time over all N launches).
+#include <nvtx3/nvToolsExt.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
 
 __global__ void tiny(int* p) {
   if (threadIdx.x == 0) p[blockIdx.x] += 1;
 }
 
-int main(int argc, char** argv) {
-  const long n = argc > 1 ? std::atol(argv[1]) : 200000;
-  if (n <= 0) {
-    std::fprintf(stderr, "launch_loop: N must be positive\n");
-    return 2;
-  }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::fprintf(stderr, "launch_loop: no GPU\n");
-    return 77;
-  }
+namespace {
+
+// Whole positive number, or 0 when `text` is not one.
+long positive(const char* text) {
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  return end != text && *end == '\0' && v > 0 ? v : 0;
+}
+
+bool check(const char* what) {
+  const cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) return true;
+  std::fprintf(stderr, "launch_loop: %s: %s\n", what, cudaGetErrorString(err));
+  return false;
+}
+
+int singleThread(long n) {
   constexpr int kStreams = 4;
   cudaStream_t streams[kStreams];
   for (auto& s : streams) cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
@@ -34,10 +52,79 @@ int main(int argc, char** argv) {
   const auto t1 = std::chrono::steady_clock::now();
   const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
   std::printf("launch_loop: %ld launches, %.3f us per launch\n", n, us / static_cast<double>(n));
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) {
-    std::fprintf(stderr, "launch_loop: %s\n", cudaGetErrorString(err));
-    return 1;
+  return check("the loop") ? 0 : 1;
+}
+
+int manyThreads(long n, int threads) {
+  const long each = n / threads;
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::atomic<bool> failed{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      cudaStream_t stream;
+      int* d = nullptr;
+      if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess ||
+          cudaMalloc(&d, 64 * sizeof(int)) != cudaSuccess) {
+        failed = true;
+      }
+      // Each thread's own range names, as a program's threads would have.
+      const std::string range = "launch thread " + std::to_string(t);
+      for (int i = 0; i < 100 && !failed; ++i) tiny<<<1, 32, 0, stream>>>(d);  // warm-up
+      cudaStreamSynchronize(stream);
+      ++ready;
+      while (!go.load()) std::this_thread::yield();
+      for (long i = 0; i < each && !failed; ++i) {
+        nvtxRangePushA(range.c_str());
+        tiny<<<1, 32, 0, stream>>>(d);
+        nvtxRangePop();
+      }
+      cudaStreamSynchronize(stream);
+      if (!check("a thread's loop")) failed = true;
+      cudaFree(d);
+      cudaStreamDestroy(stream);
+    });
   }
+  while (ready.load() < threads && !failed) std::this_thread::yield();
+  const auto t0 = std::chrono::steady_clock::now();
+  go = true;
+  for (auto& th : pool) th.join();
+  const auto t1 = std::chrono::steady_clock::now();
+  if (failed) return 1;
+  const long total = each * threads;
+  const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+  std::printf("launch_loop: %ld launches from %d threads, %.3f us per launch\n", total, threads,
+              us / static_cast<double>(total));
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long n = 200000;
+  int threads = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "threads=", 8) == 0) {
+      const long t = positive(argv[i] + 8);
+      if (t == 0 || t > 1024) {
+        std::fprintf(stderr, "launch_loop: threads must be a whole number from 1 to 1024\n");
+        return 2;
+      }
+      threads = static_cast<int>(t);
+    } else if ((n = positive(argv[i])) == 0) {
+      std::fprintf(stderr, "launch_loop: N must be positive\n");
+      return 2;
+    }
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::fprintf(stderr, "launch_loop: no GPU\n");
+    return 77;
+  }
+  if (threads > 0 && n < threads) {
+    std::fprintf(stderr, "launch_loop: N must be at least the number of threads\n");
+    return 2;
+  }
+  return threads > 0 ? manyThreads(n, threads) : singleThread(n);
 }

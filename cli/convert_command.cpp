@@ -13,7 +13,7 @@ namespace cuptitrace::cli {
 
 // argv[0] is "convert".
 int convertCommand(int argc, char** argv) {
-  std::string input, to, prefix;
+  std::string input, to, prefix, split;
   bool overwrite = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -21,6 +21,10 @@ int convertCommand(int argc, char** argv) {
       overwrite = true;
     } else if ((arg == "--to" || arg == "-o" || arg == "--output") && i + 1 < argc) {
       (arg == "--to" ? to : prefix) = argv[++i];
+    } else if (arg == "--split" && i + 1 < argc) {
+      split = argv[++i];
+    } else if (arg.rfind("--split=", 0) == 0) {
+      split = arg.substr(8);
     } else if (arg.rfind("--to=", 0) == 0) {
       to = arg.substr(5);
     } else if (arg.rfind("--output=", 0) == 0) {
@@ -33,15 +37,26 @@ int convertCommand(int argc, char** argv) {
     }
   }
   if (input.empty() || to.empty()) {
-    std::fprintf(stderr, "usage: cuptitrace convert TRACE.native --to json|csv|native|pftrace[,...] [-o PREFIX] [--overwrite]\n");
+    std::fprintf(stderr,
+                 "usage: cuptitrace convert TRACE.native --to json|json.gz|csv|native|pftrace[,...] [-o PREFIX] "
+                 "[--split SIZE] [--overwrite]\n");
     return 2;
   }
   Config formats;
   const ConfigVar* formatVar = nullptr;
-  for (const auto& v : configTable())
+  const ConfigVar* splitVar = nullptr;
+  for (const auto& v : configTable()) {
     if (std::string(v.name) == "CUPTITRACE_FORMAT") formatVar = &v;
+    if (std::string(v.name) == "CUPTITRACE_SPLIT") splitVar = &v;
+  }
   if (formatVar == nullptr || !formatVar->apply(to, formats)) {
-    std::fprintf(stderr, "cuptitrace convert: --to '%s' is not valid (accepted: json, csv, native, pftrace)\n", to.c_str());
+    std::fprintf(stderr, "cuptitrace convert: --to '%s' is not valid (accepted: %s)\n", to.c_str(),
+                 formatVar ? formatVar->accepted : "json, json.gz, csv, native, pftrace");
+    return 2;
+  }
+  if (!split.empty() && (splitVar == nullptr || !splitVar->apply(split, formats))) {
+    std::fprintf(stderr, "cuptitrace convert: --split '%s' is not valid (accepted: %s)\n", split.c_str(),
+                 splitVar ? splitVar->accepted : "a size");
     return 2;
   }
   if (prefix.empty()) {
@@ -63,7 +78,7 @@ int convertCommand(int argc, char** argv) {
                  error.c_str());
     return 1;
   }
-  const ExportResult result = exportAll(trace, formats.formats, prefix, overwrite);
+  const ExportResult result = exportAll(trace, formats.formats, prefix, overwrite, formats.splitBytes);
   for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace convert: %s\n", e.c_str());
   for (const auto& w : result.written) std::printf("%s\n", w.c_str());
   return result.errors.empty() ? 0 : 1;

@@ -1,4 +1,4 @@
-// `cuptitrace convert TRACE.native --to json|csv|native [-o PREFIX]`.
+// `cuptitrace convert TRACE.native --to json|json.gz|csv|native|pftrace [-o PREFIX] [--split SIZE]`.
 #pragma once
 
 namespace cuptitrace::cli {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/options.h"
+#include "core/config.h"
 #include "core/version.h"
 
 namespace cuptitrace::cli {
@@ -37,7 +38,28 @@ std::string findLibrary() {
   return {};
 }
 
+// Whether the configuration the program will read selects osrt.
+bool selectsOsrt() {
+  std::vector<std::string> ignored;  // the library reports bad values itself
+  return (parseConfig([](const char* name) { return std::getenv(name); }, ignored).activities &
+          kActivityOsrt) != 0;
+}
+
 }  // namespace
+
+std::string preloadWith(const char* current, const std::string& library) {
+  const std::string list = current != nullptr ? current : "";
+  // Already there: the list is left as it is.
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t end = list.find_first_of(": ", at);
+    const size_t stop = end == std::string::npos ? list.size() : end;
+    if (list.compare(at, stop - at, library) == 0 && stop > at) return list;
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return list.empty() ? library : library + ":" + list;
+}
 
 int runCommand(int argc, char** argv) {
   std::string library;
@@ -105,6 +127,9 @@ int runCommand(int argc, char** argv) {
   }
   ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
   ::setenv("NVTX_INJECTION64_PATH", library.c_str(), 1);
+  // osrt: the library's wrappers of C library calls are reached only when it
+  // is preloaded; loaded by the CUDA driver alone, it is not in the lookup scope.
+  if (selectsOsrt()) ::setenv("LD_PRELOAD", preloadWith(std::getenv("LD_PRELOAD"), library).c_str(), 1);
   ::execvp(argv[i], argv + i);
   std::fprintf(stderr, "cuptitrace: cannot run '%s': %s\n", argv[i], std::strerror(errno));
   return errno == ENOENT ? 127 : 126;

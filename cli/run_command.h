@@ -2,8 +2,14 @@
 // program in place of this process, so its exit code is the program's own.
 #pragma once
 
+#include <string>
+
 namespace cuptitrace::cli {
 
 int runCommand(int argc, char** argv);
+
+// LD_PRELOAD's value `current` (may be null) with `library` first, unless it
+// is already in the list (entries split by colons or spaces).
+std::string preloadWith(const char* current, const std::string& library);
 
 }  // namespace cuptitrace::cli

@@ -1,6 +1,8 @@
 #include "collectors/activity_collector.h"
 
 #include "collectors/cupti_check.h"
+#include "collectors/cupti_detach.h"
+#include "collectors/osrt_state.h"
 #include "core/log.h"
 
 namespace cuptitrace {
@@ -16,7 +18,61 @@ const char* resultText(CUptiResult status) {
   return text;
 }
 
+// Kinds whose refusal leaves the rest of the trace useful; nullptr for the others.
+const char* optionalKindName(CUpti_ActivityKind kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_MEMORY2: return "memory";
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL: return "memory_pool";
+    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER: return "uvm";
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: return "graph";
+    default: return nullptr;
+  }
+}
+
 }  // namespace
+
+bool ActivityCollector::configureUvmCounters() {
+  // CUPTI wants the counters chosen before the kind is enabled, and refuses
+  // the whole set when one is not supported on some device: from the widest
+  // set to the transfers alone.
+  static constexpr CUpti_ActivityUnifiedMemoryCounterKind kSets[][8] = {
+      {CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOD,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP},
+      {CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT},
+      {CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+       CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH},
+  };
+  CUptiResult status = CUPTI_SUCCESS;
+  for (const auto& set : kSets) {
+    CUpti_ActivityUnifiedMemoryCounterConfig config[8] = {};
+    uint32_t n = 0;
+    for (const auto kind : set) {
+      if (kind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_UNKNOWN) break;
+      config[n].scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE;
+      config[n].kind = kind;
+      config[n].deviceId = 0;
+      config[n].enable = 1;
+      ++n;
+    }
+    status = cuptiActivityConfigureUnifiedMemoryCounter(config, n);
+    if (status == CUPTI_SUCCESS) {
+      uvmCounters_ = n;
+      return true;
+    }
+  }
+  logger().warn("CUPTI cannot record unified memory counters here ({}); tracing goes on without them",
+                resultText(status));
+  return false;
+}
 
 ActivityCollector::ActivityCollector(Trace& trace, const Config& config, std::function<void()> onDrain)
     : trace_(trace),
@@ -25,6 +81,10 @@ ActivityCollector::ActivityCollector(Trace& trace, const Config& config, std::fu
       pool_(config.bufferSize, config.bufferPool, config.maxBuffers),
       decoder_(trace) {
   queue_.reserve(pool_.maxBuffers() + 1);
+  KernelFilter filter;
+  std::string why;
+  if (filter.set(config.kernelInclude, config.kernelExclude, &why)) decoder_.setKernelFilter(std::move(filter));
+  else logger().warn("kernels are not filtered: {}", why);
 }
 
 ActivityCollector::~ActivityCollector() { stop(); }
@@ -35,6 +95,8 @@ std::vector<CUpti_ActivityKind> ActivityCollector::kinds() const {
   // Device and context records are few and name the GPU tracks: always on.
   k.push_back(CUPTI_ACTIVITY_KIND_DEVICE);
   k.push_back(CUPTI_ACTIVITY_KIND_CONTEXT);
+  // Graph-level records before the node-level kinds they stand in for.
+  if (config_.graphs == GraphMode::Graph && (a & kActivityKernel)) k.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
   if (a & kActivityKernel) k.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (a & kActivityMemcpy) {
     k.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
@@ -45,6 +107,11 @@ std::vector<CUpti_ActivityKind> ActivityCollector::kinds() const {
   if (a & kActivityDriver) k.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
   if (a & kActivitySync) k.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   if (a & kActivityOverhead) k.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
+  if (a & kActivityMemory) {
+    k.push_back(CUPTI_ACTIVITY_KIND_MEMORY2);
+    k.push_back(CUPTI_ACTIVITY_KIND_MEMORY_POOL);
+  }
+  if (a & kActivityUvm) k.push_back(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
   return k;
 }
 
@@ -61,6 +128,10 @@ bool ActivityCollector::start(std::string& error) {
     return false;
   }
   for (auto kind : kinds()) {
+    if (kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER && !configureUvmCounters()) {
+      refused_.push_back("uvm");
+      continue;
+    }
     status = CUPTI_CHECK(cuptiActivityEnable(kind));
     if (status == CUPTI_SUCCESS) {
       enabled_.push_back(kind);
@@ -69,6 +140,13 @@ bool ActivityCollector::start(std::string& error) {
     if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT ||
         kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {
       continue;  // nice to have; tracks get default names
+    }
+    if (const char* optional = optionalKindName(kind)) {
+      // Not every GPU, driver or CUPTI has these: trace the rest, and say so.
+      logger().warn("CUPTI cannot record {} here ({}); tracing goes on without it", optional,
+                    resultText(status));
+      refused_.push_back(optional);
+      continue;
     }
     error = std::string("cuptiActivityEnable(kind ") + std::to_string(kind) + "): " + resultText(status);
     for (auto k : enabled_) cuptiActivityDisable(k);
@@ -82,6 +160,7 @@ bool ActivityCollector::start(std::string& error) {
 }
 
 void CUPTIAPI ActivityCollector::bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords) {
+  const osrt::TracerScope ours;  // often on a program thread: the pool's lock is not the program's
   *maxNumRecords = 0;
   ActivityCollector* self = gCollector.load(std::memory_order_acquire);
   uint8_t* b = self != nullptr ? self->pool_.acquire() : nullptr;
@@ -92,6 +171,8 @@ void CUPTIAPI ActivityCollector::bufferRequested(uint8_t** buffer, size_t* size,
 
 void CUPTIAPI ActivityCollector::bufferCompleted(CUcontext context, uint32_t streamId,
                                                  uint8_t* buffer, size_t /*size*/, size_t validSize) {
+  osrt::cuptiCallbackThread();  // CUPTI's own thread: its waits are not the program's
+  const osrt::TracerScope ours;
   ActivityCollector* self = gCollector.load(std::memory_order_acquire);
   if (self != nullptr) self->onCompleted(context, streamId, buffer, validSize);
 }
@@ -99,7 +180,10 @@ void CUPTIAPI ActivityCollector::bufferCompleted(CUcontext context, uint32_t str
 void ActivityCollector::onCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer,
                                     size_t validSize) {
   size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0)
+  // Barred: CUPTI hands back what it still held while it is finalized
+  // (nothing recorded since the flush before); a call would reenter it.
+  if (!cuptiBarred() && cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS &&
+      dropped > 0)
     cuptiDropped_.fetch_add(dropped, std::memory_order_relaxed);
   buffersCompleted_.fetch_add(1, std::memory_order_relaxed);
   if (buffer == nullptr) return;
@@ -127,6 +211,7 @@ void ActivityCollector::drainPending() {
 }
 
 void ActivityCollector::drainLoop() {
+  osrt::markTracerThread();
   std::unique_lock<std::mutex> lock(queueMutex_);
   while (!stopping_) {
     // Wake for completed buffers, and now and then for NVTX records.
@@ -139,15 +224,38 @@ void ActivityCollector::drainLoop() {
 }
 
 void ActivityCollector::flush() {
-  if (started_) CUPTI_CHECK(cuptiActivityFlushAll(0));
+  const osrt::FlushScope flushing;
+  if (started_ && !cuptiBarred()) CUPTI_CHECK(cuptiActivityFlushAll(0));
+}
+
+bool ActivityCollector::setRecording(bool on) {
+  if (!started_ || cuptiBarred()) return false;
+  bool ok = true;
+  for (auto kind : enabled_) {
+    if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT) continue;
+    ok = CUPTI_CHECK(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind)) == CUPTI_SUCCESS && ok;
+  }
+  return ok;
+}
+
+void ActivityCollector::prepareDetach() {
+  if (!started_ || cuptiBarred()) return;
+  const osrt::FlushScope flushing;
+  for (auto kind : enabled_) cuptiActivityDisable(kind);
+  CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  drainPending();
 }
 
 void ActivityCollector::stop() {
   if (!started_) return;
   started_ = false;
+  // Once detached, CUPTI has handed every record over already, and a CUPTI
+  // call now would attach it again.
+  const bool attached = !cuptiBarred();
+  const osrt::FlushScope flushing;
   // Never call CUPTI while holding one of our locks: CUPTI may call back into
   // bufferCompleted, which takes queueMutex_.
-  CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  if (attached) CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   {
     std::lock_guard<std::mutex> lock(queueMutex_);
     stopping_ = true;
@@ -155,14 +263,20 @@ void ActivityCollector::stop() {
   queueCv_.notify_all();
   if (drainThread_.joinable()) drainThread_.join();
   drainPending();
-  for (auto kind : enabled_) cuptiActivityDisable(kind);
-  // Records that completed while disabling.
-  CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-  drainPending();
+  if (attached) {
+    for (auto kind : enabled_) cuptiActivityDisable(kind);
+    // Records that completed while disabling.
+    CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    drainPending();
+  }
+  decoder_.removeFilteredLaunches();
 }
 
 void ActivityCollector::publishCounters() {
   decoder_.publishCounters();
+  // A kind asked for that CUPTI refused: its records are missing for that reason.
+  for (const char* kind : refused_) trace_.counters[std::string("refused_kind.") + kind] = 1;
+  if (uvmCounters_ != 0) trace_.counters["uvm_counters_configured"] = uvmCounters_;
   trace_.counters["dropped.cupti"] = cuptiDropped_.load();
   trace_.counters["cupti_buffers_refused"] = pool_.refused();
   trace_.counters["cupti_buffers_completed"] = buffersCompleted_.load();

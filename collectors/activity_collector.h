@@ -35,6 +35,12 @@ class ActivityCollector {
   void stop();
   // Asks CUPTI for completed buffers without waiting for them to fill.
   void flush();
+  // Turns the selected kinds on or off (capture windows). Device and context
+  // records stay on: they name the tracks. False when CUPTI refused one.
+  bool setRecording(bool on);
+  // Before CUPTI is detached: every kind off, every record CUPTI holds
+  // handed over and decoded. From the detach on, stop() calls CUPTI no more.
+  void prepareDetach();
 
   // Counters for the trace metadata.
   void publishCounters();
@@ -52,6 +58,8 @@ class ActivityCollector {
   void drainLoop();
   void drainPending();
   std::vector<CUpti_ActivityKind> kinds() const;
+  // Chooses the unified memory counters; false when CUPTI supports none here.
+  bool configureUvmCounters();
 
   Trace& trace_;
   const Config config_;
@@ -69,6 +77,8 @@ class ActivityCollector {
   std::atomic<uint64_t> cuptiDropped_{0};
   std::atomic<uint64_t> buffersCompleted_{0};
   std::vector<CUpti_ActivityKind> enabled_;
+  std::vector<const char*> refused_;  // optional kinds CUPTI refused ("memory", "uvm", "graph")
+  uint32_t uvmCounters_ = 0;          // unified memory counters configured
   bool started_ = false;
 };
 

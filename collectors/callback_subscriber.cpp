@@ -1,6 +1,7 @@
 #include "collectors/callback_subscriber.h"
 
 #include "collectors/cupti_check.h"
+#include "collectors/fork_guard.h"
 
 namespace cuptitrace {
 namespace {
@@ -40,9 +41,38 @@ bool CallbackSubscriber::enableNvtx(NvtxCallbacks* nvtx, std::string& error) {
   return true;
 }
 
+bool CallbackSubscriber::enableProfilerCalls(std::string& error) {
+  if (handle_ == nullptr) return false;
+  const struct {
+    CUpti_CallbackDomain domain;
+    CUpti_CallbackId cbid;
+  } calls[] = {
+      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000},
+      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000},
+      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart},
+      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop},
+  };
+  for (const auto& c : calls) {
+    const CUptiResult status = CUPTI_CHECK(cuptiEnableCallback(1, handle_, c.domain, c.cbid));
+    if (status != CUPTI_SUCCESS) {
+      error = std::string("cuptiEnableCallback(profiler start/stop): ") + resultText(status);
+      return false;
+    }
+  }
+  return true;
+}
+
+CUptiResult CallbackSubscriber::enableApiCallbacks(bool on) {
+  if (handle_ == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  const CUptiResult runtime = CUPTI_CHECK(cuptiEnableDomain(on ? 1 : 0, handle_, CUPTI_CB_DOMAIN_RUNTIME_API));
+  const CUptiResult driver = CUPTI_CHECK(cuptiEnableDomain(on ? 1 : 0, handle_, CUPTI_CB_DOMAIN_DRIVER_API));
+  return runtime != CUPTI_SUCCESS ? runtime : driver;
+}
+
 void CallbackSubscriber::unsubscribe() {
   if (handle_ == nullptr) return;
-  cuptiUnsubscribe(handle_);
+  // Detached: the subscription went with CUPTI, and a call would attach it again.
+  if (!cuptiBarred()) cuptiUnsubscribe(handle_);
   handle_ = nullptr;
 }
 
@@ -50,8 +80,38 @@ void CUPTIAPI CallbackSubscriber::dispatch(void* userdata, CUpti_CallbackDomain 
                                           CUpti_CallbackId cbid, const void* cbdata) {
   auto* self = static_cast<CallbackSubscriber*>(userdata);
   if (self == nullptr) return;
+  // A forked child touches nothing of ours: locks held by the parent's
+  // threads at fork time would never be released there.
+  if (inForkedChild()) {
+    announceForkedChild();
+    return;
+  }
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
-    if (self->nvtx_ != nullptr) self->nvtx_->handle(cbid, static_cast<const CUpti_NvtxData*>(cbdata));
+    const auto* data = static_cast<const CUpti_NvtxData*>(cbdata);
+    CaptureControl* capture = self->capture_.load(std::memory_order_acquire);
+    if (capture == nullptr) {
+      if (self->nvtx_ != nullptr) self->nvtx_->handle(cbid, data);
+      return;
+    }
+    capture->nvtxOpening(cbid, data);
+    if (self->nvtx_ != nullptr && capture->admitNvtx(cbid, data)) self->nvtx_->handle(cbid, data);
+    capture->nvtxClosing(cbid, data);
+    return;
+  }
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    if (cbdata == nullptr) return;
+    CuptiDetach* detach = self->detach_.load(std::memory_order_acquire);
+    if (detach != nullptr && static_cast<const CUpti_CallbackData*>(cbdata)->callbackSite == CUPTI_API_EXIT)
+      detach->onApiExit();
+    CaptureControl* capture = self->capture_.load(std::memory_order_acquire);
+    if (capture == nullptr) return;
+    const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+    const bool start = runtime ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
+                               : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
+    const bool stop = runtime ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000
+                              : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop;
+    if (start || stop)
+      capture->profilerCall(start, static_cast<const CUpti_CallbackData*>(cbdata)->callbackSite);
     return;
   }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {

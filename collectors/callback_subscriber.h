@@ -1,13 +1,18 @@
 // The callback API side: one CUPTI subscriber for the process. It receives
-// NVTX calls (when NVTX tracing is on) and resource events: before a context
-// is destroyed its records are flushed, so work of destroyed contexts is kept.
+// NVTX calls (when NVTX is recorded or opens capture windows), the program's
+// cudaProfilerStart/Stop calls (profiler capture windows) and resource
+// events: before a context is destroyed its records are flushed, so work of
+// destroyed contexts is kept. In a forked child every callback returns at once.
 #pragma once
 
 #include <cupti.h>
 
+#include <atomic>
 #include <functional>
 #include <string>
 
+#include "collectors/capture_control.h"
+#include "collectors/cupti_detach.h"
 #include "collectors/nvtx_callbacks.h"
 
 namespace cuptitrace {
@@ -22,8 +27,18 @@ class CallbackSubscriber {
   // Subscribes. Fails (with CUPTI's reason in `error`) when another tool,
   // such as a profiler inside the program, already holds the subscription.
   bool subscribe(std::string& error);
-  // Routes NVTX calls to `nvtx` (which must outlive the subscriber).
+  // Routes NVTX calls to `nvtx` (which must outlive the subscriber; nullptr
+  // when NVTX is not recorded) and to the capture control, if any.
   bool enableNvtx(NvtxCallbacks* nvtx, std::string& error);
+  // Capture windows: NVTX calls and profiler calls go to `capture` (which
+  // must outlive the subscriber) once set.
+  void setCapture(CaptureControl* capture) { capture_.store(capture, std::memory_order_release); }
+  // cudaProfilerStart/Stop and cuProfilerStart/Stop reach the capture control.
+  bool enableProfilerCalls(std::string& error);
+  // Detaching CUPTI: runtime and driver API calls reach `detach` at their
+  // exit (it must outlive the subscriber) once these callbacks are on.
+  void setDetach(CuptiDetach* detach) { detach_.store(detach, std::memory_order_release); }
+  CUptiResult enableApiCallbacks(bool on);
   // Called before a context is destroyed (on the program's thread).
   void onContextDestroy(std::function<void()> hook) { contextDestroyHook_ = std::move(hook); }
   void unsubscribe();
@@ -34,6 +49,8 @@ class CallbackSubscriber {
 
   CUpti_SubscriberHandle handle_ = nullptr;
   NvtxCallbacks* nvtx_ = nullptr;
+  std::atomic<CaptureControl*> capture_{nullptr};
+  std::atomic<CuptiDetach*> detach_{nullptr};
   std::function<void()> contextDestroyHook_;
 };
 

@@ -17,5 +17,10 @@ using OverheadActivity = CUpti_ActivityOverhead3;
 using DeviceActivity = CUpti_ActivityDevice5;
 using ContextActivity = CUpti_ActivityContext3;
 using NameActivity = CUpti_ActivityName;
+using MemoryActivity = CUpti_ActivityMemory4;                  // CUPTI_ACTIVITY_KIND_MEMORY2
+using MemoryPoolActivity = CUpti_ActivityMemoryPool3;          // CUPTI_ACTIVITY_KIND_MEMORY_POOL
+using UvmActivity = CUpti_ActivityUnifiedMemoryCounter3;       // CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER
+using GraphActivity = CUpti_ActivityGraphTrace2;               // CUPTI_ACTIVITY_KIND_GRAPH_TRACE
+using ExternalCorrelationActivity = CUpti_ActivityExternalCorrelation;  // CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION
 
 }  // namespace cuptitrace::cupti

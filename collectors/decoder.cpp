@@ -1,5 +1,6 @@
 #include "collectors/decoder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -119,11 +120,17 @@ void Decoder::decode(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto& a = as<cupti::KernelActivity>(record);
+      const StringId name = internPointer(a.name);
+      if (filter_.active() && !keepKernel(name)) {
+        ++filteredKernels_;
+        filteredCorrelations_.push_back(a.correlationId);
+        return;
+      }
       KernelRecord r{};
       r.start = a.start;
       r.end = a.end;
       r.graphNodeId = a.graphNodeId;
-      r.name = internPointer(a.name);
+      r.name = name;
       r.correlationId = a.correlationId;
       r.deviceId = a.deviceId;
       r.contextId = a.contextId;
@@ -223,6 +230,18 @@ void Decoder::decode(const CUpti_Activity* record) {
       trace_.store.add(r);
       return;
     }
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      decodeMemory(record);
+      return;
+    case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+      decodeMemoryPool(record);
+      return;
+    case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:
+      decodeUvm(record);
+      return;
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+      decodeGraph(record);
+      return;
     case CUPTI_ACTIVITY_KIND_DEVICE:
       decodeDevice(record);
       return;
@@ -232,10 +251,156 @@ void Decoder::decode(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_NAME:
       decodeName(record);
       return;
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+      const auto& a = as<cupti::ExternalCorrelationActivity>(record);
+      ExternalIdRecord r{};
+      r.externalId = a.externalId;
+      r.correlationId = a.correlationId;
+      r.externalKind = a.externalKind <= CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2
+                           ? static_cast<uint8_t>(a.externalKind)
+                           : static_cast<uint8_t>(ExternalKind::Unknown);
+      trace_.store.add(r);
+      return;
+    }
     default:
       ++unknown_;
       return;
   }
+}
+
+void Decoder::decodeMemory(const CUpti_Activity* record) {
+  const auto& a = as<cupti::MemoryActivity>(record);
+  MemoryRecord r{};
+  switch (a.memoryOperationType) {
+    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION:
+      r.operation = static_cast<uint8_t>(MemoryOp::Allocation);
+      break;
+    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE:
+      r.operation = static_cast<uint8_t>(MemoryOp::Release);
+      break;
+    default:
+      ++unknown_;  // neither an allocation nor a release: nothing to count it as
+      return;
+  }
+  r.timestamp = a.timestamp;
+  r.address = a.address;
+  r.bytes = a.bytes;
+  r.correlationId = a.correlationId;
+  r.deviceId = a.deviceId;
+  r.contextId = a.contextId;
+  r.streamId = a.streamId;
+  r.memoryKind = a.memoryKind <= CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC
+                     ? static_cast<uint8_t>(a.memoryKind)
+                     : static_cast<uint8_t>(MemoryKind::Unknown);
+  r.isAsync = a.isAsync != 0 ? 1 : 0;
+  const auto poolType = a.memoryPoolConfig.memoryPoolType;
+  if (poolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL || poolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_IMPORTED) {
+    r.poolType = static_cast<uint8_t>(poolType);
+    r.poolAddress = a.memoryPoolConfig.address;
+  }
+  trace_.store.add(r);
+}
+
+void Decoder::decodeMemoryPool(const CUpti_Activity* record) {
+  const auto& a = as<cupti::MemoryPoolActivity>(record);
+  MemoryPoolRecord r{};
+  switch (a.memoryPoolOperationType) {
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED:
+      r.operation = static_cast<uint8_t>(PoolOp::Created);
+      break;
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED:
+      r.operation = static_cast<uint8_t>(PoolOp::Destroyed);
+      break;
+    case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED:
+      r.operation = static_cast<uint8_t>(PoolOp::Trimmed);
+      break;
+    default:
+      ++unknown_;
+      return;
+  }
+  r.timestamp = a.timestamp;
+  r.address = a.address;
+  r.releaseThreshold = a.releaseThreshold;
+  r.size = a.size;
+  r.utilizedSize = a.utilizedSize;
+  r.minBytesToKeep = a.minBytesToKeep;
+  r.correlationId = a.correlationId;
+  r.deviceId = a.deviceId;
+  r.poolType = a.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL ||
+                       a.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_IMPORTED
+                   ? static_cast<uint8_t>(a.memoryPoolType)
+                   : static_cast<uint8_t>(PoolType::None);
+  r.isManaged = a.isManagedPool != 0 ? 1 : 0;
+  trace_.store.add(r);
+}
+
+void Decoder::decodeUvm(const CUpti_Activity* record) {
+  const auto& a = as<cupti::UvmActivity>(record);
+  UvmRecord r{};
+  r.kind = a.counterKind > CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_UNKNOWN &&
+                   a.counterKind < CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_COUNT
+               ? static_cast<uint8_t>(a.counterKind)
+               : static_cast<uint8_t>(UvmKind::Unknown);
+  r.start = a.start;
+  r.address = a.address;
+  r.value = a.value;
+  r.srcId = a.srcId;
+  r.dstId = a.dstId;
+  switch (static_cast<UvmKind>(r.kind)) {
+    case UvmKind::BytesHtoD:
+    case UvmKind::BytesDtoD:
+      r.end = a.end;
+      r.deviceId = a.dstId;
+      r.cause = static_cast<uint8_t>(a.flags);
+      break;
+    case UvmKind::BytesDtoH:
+      r.end = a.end;
+      r.deviceId = a.srcId;
+      r.cause = static_cast<uint8_t>(a.flags);
+      break;
+    case UvmKind::GpuPageFault:
+      r.end = a.end;
+      r.deviceId = a.srcId;
+      r.accessType = static_cast<uint8_t>(a.flags);
+      break;
+    case UvmKind::Throttling:
+      r.end = a.end;
+      r.deviceId = a.srcId;
+      break;
+    case UvmKind::RemoteMap:
+      // CUPTI's end is not meaningful for these: they are instants.
+      r.end = a.start;
+      r.deviceId = a.dstId;
+      r.cause = static_cast<uint8_t>(a.flags);
+      break;
+    case UvmKind::CpuPageFault:
+    case UvmKind::Thrashing:
+    case UvmKind::Unknown:
+      // Instants; a CPU page fault belongs to no GPU (its srcId is not valid either).
+      r.end = a.start;
+      r.deviceId = r.kind == static_cast<uint8_t>(UvmKind::CpuPageFault) ? kUvmNoDevice : a.srcId;
+      break;
+  }
+  trace_.store.add(r);
+}
+
+void Decoder::decodeGraph(const CUpti_Activity* record) {
+  const auto& a = as<cupti::GraphActivity>(record);
+  GraphRecord r{};
+  r.start = a.start;
+  r.end = a.end;
+  r.graphId = a.graphId;
+  r.correlationId = a.correlationId;
+  r.deviceId = a.deviceId;
+  r.contextId = a.contextId;
+  r.streamId = a.streamId;
+  r.endDeviceId = a.endDeviceId;
+  // INT_MAX: the graph started on the host (a host node first); its GPU is where it ended.
+  if (a.deviceId == 0x7fffffffu) {
+    r.deviceId = a.endDeviceId;
+    r.contextId = a.endContextId;
+  }
+  trace_.store.add(r);
 }
 
 void Decoder::decodeDevice(const CUpti_Activity* record) {
@@ -248,6 +413,9 @@ void Decoder::decodeDevice(const CUpti_Activity* record) {
   d.multiprocessors = a.numMultiprocessors;
   d.globalMemoryBytes = a.globalMemorySize;
   d.coreClockKHz = a.coreClockRate;
+  d.memoryBandwidthKBps = a.globalMemoryBandwidth;
+  d.l2CacheBytes = a.l2CacheSize;
+  d.copyEngines = a.numMemcpyEngines;
   d.uuid = uuidText(a.uuid);
   for (auto& existing : trace_.devices) {
     if (existing.id == d.id) {
@@ -281,7 +449,47 @@ void Decoder::decodeName(const CUpti_Activity* record) {
   }
 }
 
+bool Decoder::keepKernel(StringId name) {
+  if (name >= verdicts_.size()) verdicts_.resize(name + 1, 0);
+  // The regex runs once per distinct name.
+  if (verdicts_[name] == 0) verdicts_[name] = filter_.keep(trace_.strings.get(name)) ? 1 : 2;
+  return verdicts_[name] == 1;
+}
+
+void Decoder::removeFilteredLaunches() {
+  if (filteredCorrelations_.empty()) return;
+  auto& ids = filteredCorrelations_;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  // GPU work that was kept under one of these ids keeps its launch call.
+  std::vector<uint8_t> stillLaunches(ids.size(), 0);
+  auto markKept = [&](const auto& records) {
+    records.forEach([&](const auto& r) {
+      const auto it = std::lower_bound(ids.begin(), ids.end(), r.correlationId);
+      if (it != ids.end() && *it == r.correlationId) stillLaunches[static_cast<size_t>(it - ids.begin())] = 1;
+    });
+  };
+  markKept(trace_.store.records<KernelRecord>());
+  markKept(trace_.store.records<MemcpyRecord>());
+  markKept(trace_.store.records<MemsetRecord>());
+  size_t out = 0;
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (!stillLaunches[i]) ids[out++] = ids[i];
+  ids.resize(out);
+  const size_t before = trace_.store.records<ApiRecord>().size();
+  if (!ids.empty()) {
+    trace_.store.retain<ApiRecord>(
+        [&](const ApiRecord& r) { return !std::binary_search(ids.begin(), ids.end(), r.correlationId); });
+  }
+  filteredLaunches_ += before - trace_.store.records<ApiRecord>().size();
+  std::vector<uint32_t>().swap(filteredCorrelations_);
+}
+
 void Decoder::publishCounters() const {
+  if (filter_.active()) {
+    trace_.counters["filtered.kernels"] = filteredKernels_;
+    trace_.counters["filtered.launch_calls"] = filteredLaunches_;
+  }
   trace_.counters["cupti_records_decoded"] = decoded_;
   trace_.counters["unknown_records"] = unknown_;
   trace_.counters["dropped.unreadable_buffers"] = bufferErrors_;

@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
+#include "core/kernel_filter.h"
 #include "core/trace.h"
 
 namespace cuptitrace {
@@ -27,9 +29,20 @@ class Decoder {
   // Adds this decoder's counters to trace.counters.
   void publishCounters() const;
 
+  // Kernels the filter does not keep are not stored (counted as filtered).
+  void setKernelFilter(KernelFilter filter) { filter_ = std::move(filter); }
+  // Removes the launch calls of the kernels left out (API records with their
+  // correlation ids, unless other kept GPU work shares the id, as in a graph
+  // launch). Once, after the last record is decoded.
+  void removeFilteredLaunches();
+
  private:
   StringId internPointer(const char* text);
   StringId apiName(ApiDomain domain, uint32_t cbid);
+  void decodeMemory(const CUpti_Activity* record);
+  void decodeMemoryPool(const CUpti_Activity* record);
+  void decodeUvm(const CUpti_Activity* record);
+  void decodeGraph(const CUpti_Activity* record);
   void decodeDevice(const CUpti_Activity* record);
   void decodeContext(const CUpti_Activity* record);
   void decodeName(const CUpti_Activity* record);
@@ -39,6 +52,13 @@ class Decoder {
   // life, so a pointer lookup saves hashing the string per record.
   std::unordered_map<const char*, StringId> pointerIds_;
   std::unordered_map<uint64_t, StringId> apiNames_;  // (domain << 32 | cbid) -> name
+  bool keepKernel(StringId name);
+
+  KernelFilter filter_;
+  std::vector<uint8_t> verdicts_;               // by kernel name id: 0 not asked yet, 1 keep, 2 leave out
+  std::vector<uint32_t> filteredCorrelations_;  // of the kernels left out; sorted at the end
+  uint64_t filteredKernels_ = 0;
+  uint64_t filteredLaunches_ = 0;
   uint64_t decoded_ = 0;
   uint64_t unknown_ = 0;
   uint64_t bufferErrors_ = 0;

@@ -4,23 +4,34 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
+#include "collectors/cupti_detach.h"
+#include "collectors/osrt_state.h"
 #include "core/utf8.h"
 
 namespace cuptitrace {
 namespace {
+
+std::atomic<uint64_t> gNextSerial{1};
+
+// The calling thread's copy of one NvtxCallbacks' handle maps, valid while
+// that object's generation is unchanged.
+struct HandleCache {
+  uint64_t owner = 0;
+  uint64_t generation = 0;
+  std::unordered_map<const void*, StringId> domains;
+  std::unordered_map<const void*, StringId> strings;
+};
+thread_local HandleCache tHandles;
 
 uint32_t currentThreadId() {
   thread_local const auto tid = static_cast<uint32_t>(::syscall(SYS_gettid));
   return tid;
 }
 
-uint64_t now() {
-  uint64_t ts = 0;
-  cuptiGetTimestamp(&ts);
-  return ts;
-}
+uint64_t now() { return traceClockNs(); }
 
 template <typename T>
 const T& params(const CUpti_NvtxData* data) {
@@ -29,17 +40,34 @@ const T& params(const CUpti_NvtxData* data) {
 
 }  // namespace
 
-StringId NvtxCallbacks::domainId(const void* handle) {
-  if (handle == nullptr) return kNoString;
-  std::shared_lock<std::shared_mutex> lock(handlesMutex_);
-  auto it = domains_.find(handle);
-  return it == domains_.end() ? kNoString : it->second;
+NvtxCallbacks::NvtxCallbacks(NvtxRecorder& recorder, StringTable& strings)
+    : serial_(gNextSerial.fetch_add(1)), recorder_(recorder), strings_(strings) {}
+
+StringId NvtxCallbacks::lookup(Handle kind, const void* handle) {
+  HandleCache& cache = tHandles;
+  const uint64_t generation = handlesGeneration_.load(std::memory_order_acquire);
+  if (cache.owner != serial_ || cache.generation != generation) {
+    cache.domains.clear();
+    cache.strings.clear();
+    cache.owner = serial_;
+    cache.generation = generation;
+  }
+  auto& local = kind == Handle::Domain ? cache.domains : cache.strings;
+  if (auto it = local.find(handle); it != local.end()) return it->second;
+  StringId id = kNoString;
+  {
+    std::shared_lock<std::shared_mutex> lock(handlesMutex_);
+    const auto& shared = kind == Handle::Domain ? domains_ : registeredStrings_;
+    if (auto it = shared.find(handle); it != shared.end()) id = it->second;
+  }
+  local.emplace(handle, id);  // unknown handles too: a new handle changes the generation
+  return id;
 }
 
-StringId NvtxCallbacks::registeredString(const void* handle) {
-  std::shared_lock<std::shared_mutex> lock(handlesMutex_);
-  auto it = registeredStrings_.find(handle);
-  return it == registeredStrings_.end() ? kNoString : it->second;
+void NvtxCallbacks::addHandle(Handle kind, const void* handle, StringId id) {
+  std::unique_lock<std::shared_mutex> lock(handlesMutex_);
+  (kind == Handle::Domain ? domains_ : registeredStrings_)[handle] = id;
+  handlesGeneration_.fetch_add(1, std::memory_order_release);
 }
 
 NvtxAttributes NvtxCallbacks::fromEventAttributes(const void* eventAttributes, StringId domain) {
@@ -86,6 +114,7 @@ NvtxAttributes NvtxCallbacks::fromEventAttributes(const void* eventAttributes, S
 
 void NvtxCallbacks::handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   if (data == nullptr || data->functionParams == nullptr) return;
+  const osrt::TracerScope ours;  // locks and clock reads here are the tracer's, not the program's
   const uint32_t tid = currentThreadId();
   auto ascii = [&](const char* s) {
     NvtxAttributes a;
@@ -173,9 +202,7 @@ void NvtxCallbacks::handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
       const std::string name = cbid == CUPTI_CBID_NVTX_nvtxDomainCreateA
                                    ? std::string(raw ? raw : "")
                                    : wideToUtf8(reinterpret_cast<const wchar_t*>(raw));
-      const StringId id = strings_.intern(name);
-      std::unique_lock<std::shared_mutex> lock(handlesMutex_);
-      domains_[handle] = id;
+      addHandle(Handle::Domain, handle, strings_.intern(name));
       break;
     }
     case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA:
@@ -187,9 +214,7 @@ void NvtxCallbacks::handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
       const std::string text = cbid == CUPTI_CBID_NVTX_nvtxDomainRegisterStringA
                                    ? std::string(raw ? raw : "")
                                    : wideToUtf8(reinterpret_cast<const wchar_t*>(raw));
-      const StringId id = strings_.intern(text);
-      std::unique_lock<std::shared_mutex> lock(handlesMutex_);
-      registeredStrings_[handle] = id;
+      addHandle(Handle::String, handle, strings_.intern(text));
       break;
     }
 

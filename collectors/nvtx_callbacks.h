@@ -2,36 +2,50 @@
 // into NvtxRecorder calls: message, domain, colour, category and payload read
 // from the call's parameters; timestamps from CUPTI's clock, so NVTX records
 // line up with the activity records.
+//
+// Every program thread comes through here on every NVTX call, so nothing on
+// the way takes a lock that threads share: messages are interned through a
+// per-thread cache (CachedInterner), domain and registered-string handles
+// are looked up in a per-thread copy that is refreshed only when a handle is
+// added, and the recorder keeps per-thread state.
 #pragma once
 
 #include <cupti.h>
 
+#include <atomic>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
 
 #include "collectors/nvtx_recorder.h"
+#include "collectors/nvtx_strings.h"
 #include "core/string_table.h"
 
 namespace cuptitrace {
 
 class NvtxCallbacks {
  public:
-  NvtxCallbacks(NvtxRecorder& recorder, StringTable& strings) : recorder_(recorder), strings_(strings) {}
+  NvtxCallbacks(NvtxRecorder& recorder, StringTable& strings);
 
   // Runs on the program's thread inside the NVTX call.
   void handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
 
  private:
-  NvtxAttributes fromEventAttributes(const void* eventAttributes, StringId domain);
-  StringId domainId(const void* handle);
-  StringId registeredString(const void* handle);
+  enum class Handle : uint8_t { Domain, String };
 
+  NvtxAttributes fromEventAttributes(const void* eventAttributes, StringId domain);
+  StringId domainId(const void* handle) { return handle == nullptr ? kNoString : lookup(Handle::Domain, handle); }
+  StringId registeredString(const void* handle) { return lookup(Handle::String, handle); }
+  StringId lookup(Handle kind, const void* handle);
+  void addHandle(Handle kind, const void* handle, StringId id);
+
+  const uint64_t serial_;
   NvtxRecorder& recorder_;
-  StringTable& strings_;
+  CachedInterner strings_;
   std::shared_mutex handlesMutex_;  // written on domain/string registration only
   std::unordered_map<const void*, StringId> domains_;
   std::unordered_map<const void*, StringId> registeredStrings_;
+  std::atomic<uint64_t> handlesGeneration_{1};  // changes with every handle added
 };
 
 }  // namespace cuptitrace

@@ -74,23 +74,25 @@ void NvtxRecorder::pop(uint32_t tid, uint64_t ts, StringId domain) {
 }
 
 void NvtxRecorder::start(uint32_t tid, uint64_t ts, uint64_t id, const NvtxAttributes& attributes) {
-  std::lock_guard<std::mutex> lock(startEndMutex_);
-  openStartEnd_[id] = {tid, ts, attributes};
+  auto& s = shard(id);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.open[id] = {tid, ts, attributes};
 }
 
 void NvtxRecorder::end(uint32_t tid, uint64_t ts, uint64_t id) {
-  std::lock_guard<std::mutex> lock(startEndMutex_);
-  auto it = openStartEnd_.find(id);
-  if (it == openStartEnd_.end()) {
-    ++unmatchedEnds_;
+  auto& s = shard(id);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.open.find(id);
+  if (it == s.open.end()) {
+    ++s.unmatchedEnds;
     return;
   }
   NvtxRecord r = makeRecord(NvtxType::StartEnd, it->second.tid, it->second.start, ts,
                             it->second.attributes);
   r.endThreadId = tid;
   r.id = id;
-  doneStartEnd_.push_back(r);
-  openStartEnd_.erase(it);
+  s.done.push_back(r);
+  s.open.erase(it);
 }
 
 void NvtxRecorder::mark(uint32_t tid, uint64_t ts, const NvtxAttributes& attributes) {
@@ -138,21 +140,24 @@ void NvtxRecorder::collect(TraceStore& store, bool final, uint64_t endTs) {
     for (const auto& r : batch) store.add(r);
     batch.clear();
   }
-  {
-    std::lock_guard<std::mutex> lock(startEndMutex_);
-    batch.swap(doneStartEnd_);
-    if (final) {
-      for (const auto& [id, open] : openStartEnd_) {
-        NvtxRecord r = makeRecord(NvtxType::StartEnd, open.tid, open.start,
-                                  std::max(open.start, endTs), open.attributes);
-        r.id = id;
-        r.flags |= kNvtxOpen;
-        batch.push_back(r);
+  for (auto& s : startEnd_) {
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      batch.swap(s.done);
+      if (final) {
+        for (const auto& [id, open] : s.open) {
+          NvtxRecord r = makeRecord(NvtxType::StartEnd, open.tid, open.start,
+                                    std::max(open.start, endTs), open.attributes);
+          r.id = id;
+          r.flags |= kNvtxOpen;
+          batch.push_back(r);
+        }
+        s.open.clear();
       }
-      openStartEnd_.clear();
     }
+    for (const auto& r : batch) store.add(r);
+    batch.clear();
   }
-  for (const auto& r : batch) store.add(r);
 }
 
 void NvtxRecorder::publish(Trace& trace) const {
@@ -171,10 +176,12 @@ void NvtxRecorder::publish(Trace& trace) const {
     }
   }
   trace.counters["nvtx.unmatched_pops"] = unmatchedPops;
-  {
-    std::lock_guard<std::mutex> lock(startEndMutex_);
-    trace.counters["nvtx.unmatched_ends"] = unmatchedEnds_;
+  uint64_t unmatchedEnds = 0;
+  for (const auto& s : startEnd_) {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    unmatchedEnds += s.unmatchedEnds;
   }
+  trace.counters["nvtx.unmatched_ends"] = unmatchedEnds;
 }
 
 }  // namespace cuptitrace

@@ -1,8 +1,9 @@
 // NVTX ranges and marks as the program makes them: push/pop ranges matched
 // per thread, start/end ranges matched by id across threads, marks.
 // Called on the program's threads, so each thread writes into its own state
-// (a lock per thread that only the drain thread ever contends); completed
-// records are moved into the store by the drain thread.
+// (a lock per thread that only the drain thread ever contends); start/end
+// ranges, which may end on another thread, go to one of several shards by
+// id. Completed records are moved into the store by the drain thread.
 // No CUPTI here: nvtx_callbacks.cpp turns CUPTI's NVTX callbacks into calls.
 #pragma once
 
@@ -76,10 +77,17 @@ class NvtxRecorder {
   mutable std::mutex registryMutex_;
   std::unordered_map<uint32_t, std::unique_ptr<ThreadState>> threads_;
 
-  mutable std::mutex startEndMutex_;  // start/end ranges may cross threads
-  std::unordered_map<uint64_t, OpenStartEnd> openStartEnd_;
-  std::vector<NvtxRecord> doneStartEnd_;
-  uint64_t unmatchedEnds_ = 0;
+  // Start/end ranges may cross threads; sharded by id so that threads
+  // opening ranges at once seldom meet on one lock.
+  struct StartEndShard {
+    mutable std::mutex mutex;
+    std::unordered_map<uint64_t, OpenStartEnd> open;
+    std::vector<NvtxRecord> done;
+    uint64_t unmatchedEnds = 0;
+  };
+  static constexpr size_t kStartEndShards = 16;
+  StartEndShard& shard(uint64_t id) { return startEnd_[id % kStartEndShards]; }
+  StartEndShard startEnd_[kStartEndShards];
 
   mutable std::mutex namesMutex_;
   std::map<uint32_t, std::string> threadNames_, streamNames_, deviceNames_;

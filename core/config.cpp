@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/kernel_filter.h"
+#include "core/output_name.h"
 #include "core/parse.h"
 
 namespace cuptitrace {
@@ -16,9 +18,10 @@ struct NamedBit {
 constexpr NamedBit kActivities[] = {
     {"kernel", kActivityKernel}, {"memcpy", kActivityMemcpy},   {"memset", kActivityMemset},
     {"runtime", kActivityRuntime}, {"driver", kActivityDriver}, {"nvtx", kActivityNvtx},
-    {"sync", kActivitySync},     {"overhead", kActivityOverhead},
+    {"sync", kActivitySync},     {"overhead", kActivityOverhead}, {"memory", kActivityMemory},
+    {"uvm", kActivityUvm},       {"osrt", kActivityOsrt},
 };
-constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}, {"pftrace", kFormatPftrace}};
+constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}, {"pftrace", kFormatPftrace}, {"json.gz", kFormatJsonGz}};
 
 template <size_t N>
 std::string namesOf(uint32_t mask, const NamedBit (&table)[N]) {
@@ -64,6 +67,7 @@ bool applyFormats(std::string_view value, Config& c) {
 bool applyOutput(std::string_view value, Config& c) {
   if (value.empty() || value.size() > 4000 || value.back() == '/') return false;
   if (value.find('\0') != std::string_view::npos) return false;
+  if (!checkOutputTemplate(value)) return false;
   c.output = std::string(value);
   return true;
 }
@@ -106,6 +110,16 @@ bool applyMaxMemory(std::string_view value, Config& c) {
   const auto v = parseSize(value);
   if (!v || *v < (1ull << 20) || *v > (1ull << 40)) return false;
   c.maxMemory = *v;
+  return true;
+}
+
+bool applySpill(std::string_view value, Config& c) {
+  const auto items = splitList(value);
+  if (items.size() != 1) return false;
+  if (items[0] == "auto") c.spill = SpillMode::Auto;
+  else if (items[0] == "always") c.spill = SpillMode::Always;
+  else if (items[0] == "off") c.spill = SpillMode::Off;
+  else return false;
   return true;
 }
 
@@ -174,6 +188,78 @@ bool applyCoverage(std::string_view value, Config& c) {
   return true;
 }
 
+bool applyCapture(std::string_view value, Config& c) {
+  auto spec = parseCaptureSpec(value);
+  if (!spec) return false;
+  c.capture = std::move(*spec);
+  return true;
+}
+
+bool applyKernelInclude(std::string_view value, Config& c) {
+  if (!validKernelPattern(value)) return false;
+  c.kernelInclude = std::string(value);
+  return true;
+}
+
+bool applyKernelExclude(std::string_view value, Config& c) {
+  if (!validKernelPattern(value)) return false;
+  c.kernelExclude = std::string(value);
+  return true;
+}
+
+bool applyGraphs(std::string_view value, Config& c) {
+  const auto items = splitList(value);
+  if (items.size() != 1) return false;
+  if (items[0] == "node") c.graphs = GraphMode::Node;
+  else if (items[0] == "graph") c.graphs = GraphMode::Graph;
+  else return false;
+  return true;
+}
+
+// Longest osrt threshold: a call blocked this long is worth seeing whatever it is.
+constexpr uint64_t kMaxOsrtThresholdNs = 10'000'000'000ull;
+
+// Whole nanoseconds, microseconds, milliseconds or seconds ("1us", "500ns",
+// "2ms"); a bare number is nanoseconds, as nsys takes it.
+bool applyOsrtThreshold(std::string_view value, Config& c) {
+  size_t digits = 0;
+  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
+  const auto number = parseUint(value.substr(0, digits));
+  const std::string_view unit = value.substr(digits);
+  uint64_t scale = 0;
+  if (unit.empty() || unit == "ns") scale = 1;
+  else if (unit == "us") scale = 1000;
+  else if (unit == "ms") scale = 1000000;
+  else if (unit == "s") scale = 1000000000;
+  if (!number || scale == 0 || *number > kMaxOsrtThresholdNs / scale) return false;
+  c.osrtThresholdNs = *number * scale;
+  return true;
+}
+
+std::string osrtThresholdText(uint64_t ns) {
+  if (ns != 0 && ns % 1000000000 == 0) return std::to_string(ns / 1000000000) + "s";
+  if (ns != 0 && ns % 1000000 == 0) return std::to_string(ns / 1000000) + "ms";
+  if (ns != 0 && ns % 1000 == 0) return std::to_string(ns / 1000) + "us";
+  return std::to_string(ns) + "ns";
+}
+
+// Smallest and largest part for CUPTITRACE_SPLIT: smaller parts would be
+// thousands of files; a larger one is more than Perfetto's UI loads.
+constexpr uint64_t kMinSplitBytes = 1ull << 20;
+constexpr uint64_t kMaxSplitBytes = 1ull << 40;
+
+bool applySplit(std::string_view value, Config& c) {
+  const auto items = splitList(value);
+  if (items.size() == 1 && (items[0] == "0" || items[0] == "off")) {
+    c.splitBytes = 0;
+    return true;
+  }
+  const auto v = parseSize(value);
+  if (!v || *v < kMinSplitBytes || *v > kMaxSplitBytes) return false;
+  c.splitBytes = *v;
+  return true;
+}
+
 std::string coverageText(uint32_t bp) {
   std::string s = std::to_string(bp / 100);
   if (const uint32_t frac = bp % 100) {
@@ -237,13 +323,15 @@ std::string quoted(std::string_view value) {
 const std::vector<ConfigVar>& configTable() {
   static const std::vector<ConfigVar> table = {
       {"CUPTITRACE_ACTIVITIES", "list", "default",
-       "comma list of kernel, memcpy, memset, runtime, driver, nvtx, sync, overhead, "
-       "default (kernel,memcpy,memset,runtime,nvtx), all",
+       "comma list of kernel, memcpy, memset, runtime, driver, nvtx, sync, overhead, memory, uvm, osrt, "
+       "default (kernel,memcpy,memset,runtime,nvtx), all (every kind but osrt)",
        "Activity kinds to record; every kind not named is off.", applyActivities},
-      {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, csv, native, pftrace",
-       "Output formats written at exit.", applyFormats},
+      {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, json.gz, csv, native, pftrace",
+       "Output formats written at exit (json.gz: the JSON, gzip-compressed as it is written).", applyFormats},
       {"CUPTITRACE_OUTPUT", "path", "cuptitrace-%h-%p",
-       "a path prefix; %h is the host name, %p the process id, %% a percent sign",
+       "a path prefix; %h is the host name, %p the process id, %q{VAR} the value of environment "
+       "variable VAR (empty when unset), %n the smallest number not yet used by a trace of that prefix, "
+       "%% a percent sign",
        "Prefix of every output file (suffixes: .json, .native, .kernels.csv, ...).", applyOutput},
       {"CUPTITRACE_LOG_LEVEL", "enum", "warn", "off, error, warn, info, debug",
        "How much the library says on stderr.", applyLogLevel},
@@ -255,8 +343,14 @@ const std::vector<ConfigVar>& configTable() {
        "Most CUPTI buffers in use at once; past it CUPTI drops records and they are counted.",
        applyMaxBuffers},
       {"CUPTITRACE_MAX_MEMORY", "size", "512M", "a size between 1M and 1T (suffixes K, M, G, T)",
-       "Cap on the memory that stored records take; records past it are dropped and counted.",
+       "Cap on the memory that stored records take; past it the oldest records go to the spill file "
+       "(CUPTITRACE_SPILL), or, when there is none, records are dropped and counted.",
        applyMaxMemory},
+      {"CUPTITRACE_SPILL", "enum", "auto", "auto, always, off",
+       "Spill file PREFIX.spill: auto writes records there past CUPTITRACE_MAX_MEMORY; always writes "
+       "every 4096 records of a kind as they come, so a killed run leaves them for `cuptitrace recover`; "
+       "off drops records past the cap. It is deleted once the outputs are written.",
+       applySpill},
       {"CUPTITRACE_QUIET", "bool", "0", "1, true, yes, on, 0, false, no, off",
        "Leave out the one-line summary on stderr at exit.", applyQuiet},
       {"CUPTITRACE_OVERWRITE", "bool", "0", "1, true, yes, on, 0, false, no, off",
@@ -273,6 +367,32 @@ const std::vector<ConfigVar>& configTable() {
       {"CUPTITRACE_COVERAGE", "percent", "90", "a percentage between 1 and 100, up to two decimals",
        "Share of the time the coverage report covers with the fewest kernels and API calls.",
        applyCoverage},
+      {"CUPTITRACE_SPLIT", "size", "0", "0 or off (one file per format), or a size between 1M and 1T (suffixes K, M, G, T)",
+       "Split the timeline outputs (JSON, json.gz, pftrace, CSV) by time into parts of about this much "
+       "JSON each, PREFIX.1.json, PREFIX.2.json, ..., each complete on its own; native and reports stay whole.",
+       applySplit},
+      {"CUPTITRACE_CAPTURE", "window", "all",
+       "all; profiler (between cudaProfilerStart and cudaProfilerStop, repeatable); nvtx:NAME (each "
+       "NVTX range named NAME; NAME* for names starting so), nvtx:NAME@N, nvtx:NAME@N-M or "
+       "nvtx:NAME@N- (the N-th to M-th such range); time:DELAY[+DURATION] (like time:10s+2s, "
+       "units ns, us, ms, s, m, h); signal[:NAME] (each SIGUSR2, or USR1, RTMIN+N, toggles)",
+       "When collection is on; outside the windows nothing is recorded (see Capture windows).",
+       applyCapture},
+      {"CUPTITRACE_KERNEL_INCLUDE", "regex", "",
+       "an ECMAScript regular expression, searched in demangled kernel names, or empty",
+       "Record only the kernels whose name matches, and their launch calls.", applyKernelInclude},
+      {"CUPTITRACE_KERNEL_EXCLUDE", "regex", "",
+       "an ECMAScript regular expression, searched in demangled kernel names, or empty",
+       "Leave out the kernels whose name matches, and their launch calls (counted as filtered).",
+       applyKernelExclude},
+      {"CUPTITRACE_GRAPHS", "enum", "node", "node, graph",
+       "CUDA graphs: node records every kernel, copy and set a graph runs (with its graph and node "
+       "ids); graph records one slice per graph launch, which costs less.",
+       applyGraphs},
+      {"CUPTITRACE_OSRT_THRESHOLD", "duration", "1us",
+       "a whole number of ns, us, ms or s up to 10s (a bare number is ns)",
+       "With the osrt activity: C library calls that blocked for less than this are not recorded.",
+       applyOsrtThreshold},
   };
   return table;
 }
@@ -330,11 +450,18 @@ std::vector<std::pair<std::string, std::string>> describeConfig(const Config& c)
       {"CUPTITRACE_BUFFER_POOL", std::to_string(c.bufferPool)},
       {"CUPTITRACE_MAX_BUFFERS", std::to_string(c.maxBuffers)},
       {"CUPTITRACE_MAX_MEMORY", formatSize(c.maxMemory)},
+      {"CUPTITRACE_SPILL", spillModeName(c.spill)},
       {"CUPTITRACE_QUIET", c.quiet ? "1" : "0"},
       {"CUPTITRACE_OVERWRITE", c.overwrite ? "1" : "0"},
       {"CUPTITRACE_SUMMARY", summaryName(c.summary)},
       {"CUPTITRACE_STEP_RANGE", c.stepRange},
       {"CUPTITRACE_COVERAGE", coverageText(c.coverageBasisPoints)},
+      {"CUPTITRACE_SPLIT", formatSize(c.splitBytes)},
+      {"CUPTITRACE_CAPTURE", captureSpecText(c.capture)},
+      {"CUPTITRACE_KERNEL_INCLUDE", c.kernelInclude},
+      {"CUPTITRACE_KERNEL_EXCLUDE", c.kernelExclude},
+      {"CUPTITRACE_GRAPHS", c.graphs == GraphMode::Graph ? "graph" : "node"},
+      {"CUPTITRACE_OSRT_THRESHOLD", osrtThresholdText(c.osrtThresholdNs)},
   };
 }
 

@@ -11,6 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/capture_window.h"
+#include "core/spill_mode.h"
+
 namespace cuptitrace {
 
 // Activity kinds that can be selected with CUPTITRACE_ACTIVITIES.
@@ -23,10 +26,15 @@ enum Activity : uint32_t {
   kActivityNvtx = 1u << 5,
   kActivitySync = 1u << 6,
   kActivityOverhead = 1u << 7,
+  kActivityMemory = 1u << 8,  // GPU memory allocations and frees, memory pools
+  kActivityUvm = 1u << 9,     // unified memory transfers and page faults
+  // C library calls that block (file I/O, sleeps, waits): not a CUPTI kind,
+  // recorded by the library's wrappers when it is preloaded; not in "all".
+  kActivityOsrt = 1u << 24,
 };
 inline constexpr uint32_t kActivityDefault =
     kActivityKernel | kActivityMemcpy | kActivityMemset | kActivityRuntime | kActivityNvtx;
-inline constexpr uint32_t kActivityAll = (1u << 8) - 1;
+inline constexpr uint32_t kActivityAll = (1u << 10) - 1;
 
 // Output formats that can be selected with CUPTITRACE_FORMAT.
 enum Format : uint32_t {
@@ -34,9 +42,16 @@ enum Format : uint32_t {
   kFormatCsv = 1u << 1,
   kFormatNative = 1u << 2,
   kFormatPftrace = 1u << 3,  // Perfetto protobuf
+  kFormatJsonGz = 1u << 4,   // the Chrome JSON, gzip-compressed as it is written
 };
 
 enum class LogLevel { Off, Error, Warn, Info, Debug };
+
+// How kernels, copies and sets run by a CUDA graph are recorded (CUPTITRACE_GRAPHS).
+enum class GraphMode {
+  Node,   // one record per node run, with its graph and node ids
+  Graph,  // one record per graph launch (CUPTI graph-level tracing): cheaper, no node detail
+};
 
 // Where the summary reports go at exit (CUPTITRACE_SUMMARY).
 enum class SummaryMode {
@@ -54,11 +69,18 @@ struct Config {
   uint32_t bufferPool = 4;             // buffers allocated up front
   uint32_t maxBuffers = 64;            // most buffers in flight at once
   uint64_t maxMemory = 512ull << 20;   // cap on the record store
+  SpillMode spill = SpillMode::Auto;   // what happens to records past maxMemory
   bool quiet = false;                  // no summary line at exit
   bool overwrite = false;              // replace existing output files
   SummaryMode summary = SummaryMode::Stderr;
   std::string stepRange;               // NVTX range that marks steps; empty: none
   uint32_t coverageBasisPoints = 9000; // coverage report threshold, in 1/100 % (9000 = 90%)
+  uint64_t splitBytes = 0;             // timeline outputs split into parts of about this size; 0: one file
+  CaptureSpec capture;                 // when collection is on (CUPTITRACE_CAPTURE)
+  std::string kernelInclude;           // regex on demangled kernel names; empty: every kernel
+  std::string kernelExclude;           // regex on demangled kernel names; empty: none left out
+  GraphMode graphs = GraphMode::Node;  // CUPTITRACE_GRAPHS
+  uint64_t osrtThresholdNs = 1000;     // osrt calls shorter than this are not recorded
 };
 
 struct ConfigVar {

@@ -25,6 +25,60 @@ const char* memoryOpName(uint8_t op) {
   return op == static_cast<uint8_t>(MemoryOp::Release) ? "free" : "alloc";
 }
 
+const char* poolOpName(uint8_t op) {
+  switch (static_cast<PoolOp>(op)) {
+    case PoolOp::Created: return "created";
+    case PoolOp::Destroyed: return "destroyed";
+    case PoolOp::Trimmed: return "trimmed";
+  }
+  return "unknown";
+}
+
+const char* poolTypeName(uint8_t type) {
+  switch (static_cast<PoolType>(type)) {
+    case PoolType::Local: return "local";
+    case PoolType::Imported: return "imported";
+    case PoolType::None: break;
+  }
+  return "";
+}
+
+const char* uvmKindName(uint8_t kind) {
+  switch (static_cast<UvmKind>(kind)) {
+    case UvmKind::BytesHtoD: return "HtoD";
+    case UvmKind::BytesDtoH: return "DtoH";
+    case UvmKind::CpuPageFault: return "CPU page fault";
+    case UvmKind::GpuPageFault: return "GPU page fault";
+    case UvmKind::Thrashing: return "Thrashing";
+    case UvmKind::Throttling: return "Throttling";
+    case UvmKind::RemoteMap: return "Remote map";
+    case UvmKind::BytesDtoD: return "DtoD";
+    case UvmKind::Unknown: break;
+  }
+  return "Unknown";
+}
+
+const char* uvmCauseName(uint8_t cause) {
+  switch (cause) {
+    case 1: return "user";
+    case 2: return "coherence";
+    case 3: return "prefetch";
+    case 4: return "eviction";
+    case 5: return "access counters";
+    default: return "";
+  }
+}
+
+const char* uvmAccessName(uint8_t access) {
+  switch (access) {
+    case 1: return "read";
+    case 2: return "write";
+    case 3: return "atomic";
+    case 4: return "prefetch";
+    default: return "";
+  }
+}
+
 const char* copyKindName(CopyKind kind) {
   switch (kind) {
     case CopyKind::HtoD: return "HtoD";
@@ -96,6 +150,8 @@ const char* apiDomainName(uint8_t domain) {
       return "runtime";
     case ApiDomain::Driver:
       return "driver";
+    case ApiDomain::Osrt:
+      return "osrt";
   }
   return "unknown";
 }

@@ -114,8 +114,10 @@ struct MemsetRecord {
 
 // ---- CPU side ---------------------------------------------------------------
 
-enum class ApiDomain : uint8_t { Runtime = 0, Driver = 1 };
-const char* apiDomainName(uint8_t domain);  // "runtime", "driver"
+// Osrt: a C library call that blocked the thread (file I/O, sleeps, lock and
+// condition waits, polls), recorded by the library's own wrappers, not CUPTI.
+enum class ApiDomain : uint8_t { Runtime = 0, Driver = 1, Osrt = 2 };
+const char* apiDomainName(uint8_t domain);  // "runtime", "driver", "osrt"
 
 struct ApiRecord {
   uint64_t start;
@@ -123,8 +125,8 @@ struct ApiRecord {
   StringId name;           // "cudaLaunchKernel", "cuMemAlloc_v2", ...
   uint32_t correlationId;
   uint32_t threadId;       // OS thread id (gettid)
-  uint32_t cbid;           // CUPTI callback id within the domain
-  uint32_t returnValue;    // cudaError_t or CUresult
+  uint32_t cbid;           // CUPTI callback id within the domain; for Osrt an OsrtCall
+  uint32_t returnValue;    // cudaError_t or CUresult; for Osrt the errno of a failed call, else 0
   uint8_t domain;          // ApiDomain
   uint8_t reserved[3];
 };
@@ -198,11 +200,13 @@ struct MemoryRecord {
   uint8_t operation;       // MemoryOp
   uint8_t memoryKind;      // MemoryKind
   uint8_t poolType;        // PoolType
-  uint8_t reserved;
-  uint32_t reserved2;
+  uint8_t isAsync;         // 1 for the stream-ordered calls (cudaMallocAsync, cudaFreeAsync)
+  uint32_t reserved;
 };
 
 enum class PoolOp : uint8_t { Created = 0, Destroyed = 1, Trimmed = 2 };
+const char* poolOpName(uint8_t op);      // "created", "destroyed", "trimmed"
+const char* poolTypeName(uint8_t type);  // "", "local", "imported"
 
 struct MemoryPoolRecord {
   uint64_t timestamp;
@@ -210,11 +214,13 @@ struct MemoryPoolRecord {
   uint64_t releaseThreshold;  // bytes
   uint64_t size;              // bytes reserved by the pool
   uint64_t utilizedSize;      // bytes in use
+  uint64_t minBytesToKeep;    // trims only: what the trim kept
   uint32_t correlationId;
   uint32_t deviceId;
   uint8_t operation;          // PoolOp
   uint8_t poolType;           // PoolType
-  uint8_t reserved[6];
+  uint8_t isManaged;          // 1 for a pool of managed memory
+  uint8_t reserved[5];
 };
 
 // Unified memory counters (CUpti_ActivityUnifiedMemoryCounterKind values).
@@ -223,17 +229,28 @@ enum class UvmKind : uint8_t {
   Throttling = 6, RemoteMap = 7, BytesDtoD = 8
 };
 
+const char* uvmKindName(uint8_t kind);  // "HtoD", "DtoH", "CPU page fault", ...
+
+// Why unified memory moved (CUpti_ActivityUnifiedMemoryMigrationCause values),
+// and the access that faulted (CUpti_ActivityUnifiedMemoryAccessType values).
+const char* uvmCauseName(uint8_t cause);       // "user", "coherence", "prefetch", "eviction", ...
+const char* uvmAccessName(uint8_t access);     // "read", "write", "atomic", "prefetch"
+
+inline constexpr uint32_t kUvmNoDevice = 0xffffffffu;  // deviceId of a CPU page fault
+
 struct UvmRecord {
   uint64_t start;
   uint64_t end;      // == start for instantaneous counters (CPU page faults)
   uint64_t address;
-  uint64_t value;    // bytes for transfers, number of faults for fault groups
-  uint32_t srcId;    // source device (0xffffffff for the CPU)
-  uint32_t dstId;    // destination device
-  uint32_t streamId;
+  uint64_t value;    // bytes for transfers, fault groups for GPU faults, the PC for CPU faults
+  uint32_t srcId;    // source processor, as CUPTI numbers it
+  uint32_t dstId;    // destination processor
+  uint32_t deviceId; // the GPU involved: the destination of HtoD and DtoD, the source of DtoH,
+                     // the GPU that faulted; kUvmNoDevice for CPU page faults
   uint8_t kind;      // UvmKind
-  uint8_t accessType;
-  uint16_t flags;
+  uint8_t accessType;// GPU page faults: the access that faulted
+  uint8_t cause;     // transfers: the migration cause; remote maps: the map cause
+  uint8_t reserved;
 };
 
 // ---- CUDA graphs --------------------------------------------------------------
@@ -248,17 +265,26 @@ struct GraphRecord {
   uint32_t deviceId;
   uint32_t contextId;
   uint32_t streamId;
-  uint32_t reserved;
+  uint32_t endDeviceId;    // the device of the graph's last node
 };
 
 // ---- Framework correlation ----------------------------------------------------
+
+// Who pushed an external id (CUpti_ExternalCorrelationKind values). The public
+// API (include/cuptitrace/cuptitrace.h) pushes plain ids as Id and named
+// scopes as Scope.
+enum class ExternalKind : uint8_t { Invalid = 0, Unknown = 1, OpenAcc = 2, Id = 3, Scope = 4, Custom2 = 5 };
+
+// A scope is also drawn as an NVTX push/pop range of this domain, named after
+// the scope, with the scope's id as its u64 payload: that is where its name is.
+inline constexpr const char* kScopeNvtxDomain = "cuptitrace";
 
 // Attaches an application's id (an operator, a request) to one API call and so
 // to the GPU work that call launched.
 struct ExternalIdRecord {
   uint64_t externalId;
   uint32_t correlationId;
-  uint8_t externalKind;  // CUpti_ExternalCorrelationKind
+  uint8_t externalKind;  // ExternalKind
   uint8_t reserved[3];
 };
 
@@ -272,7 +298,7 @@ static_assert(sizeof(NvtxRecord) == 64);
 static_assert(sizeof(SyncRecord) == 40);
 static_assert(sizeof(OverheadRecord) == 32);
 static_assert(sizeof(MemoryRecord) == 56);
-static_assert(sizeof(MemoryPoolRecord) == 56);
+static_assert(sizeof(MemoryPoolRecord) == 64);
 static_assert(sizeof(UvmRecord) == 48);
 static_assert(sizeof(GraphRecord) == 40);
 static_assert(sizeof(ExternalIdRecord) == 16);

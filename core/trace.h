@@ -22,12 +22,21 @@ struct DeviceInfo {
   uint64_t globalMemoryBytes = 0;
   uint32_t coreClockKHz = 0;
   std::string uuid;             // "GPU-xxxxxxxx-..." when known
+  uint64_t memoryBandwidthKBps = 0;  // global memory bandwidth, KB/s; 0 when unknown
+  uint32_t l2CacheBytes = 0;
+  uint32_t copyEngines = 0;          // asynchronous copy engines
 };
 
 struct ContextInfo {
   uint32_t contextId = 0;
   uint32_t deviceId = 0;
   uint32_t nullStreamId = 0;
+};
+
+// A span of time in which collection was on (CUPTITRACE_CAPTURE), trace clock.
+struct CaptureSpan {
+  uint64_t startNs = 0;
+  uint64_t endNs = 0;
 };
 
 struct TraceMetadata {
@@ -41,10 +50,30 @@ struct TraceMetadata {
   uint64_t startRealtimeNs = 0; // wall clock (CLOCK_REALTIME) at collection start
   uint64_t startTimestampNs = 0;// trace clock at collection start
   uint64_t endTimestampNs = 0;  // trace clock when collection stopped
+  // CLOCK_REALTIME minus the trace clock (`clock`), measured at collection
+  // start: a trace time plus this is wall-clock time. 0 when not measured;
+  // see wallClockOffsetNs().
+  int64_t realtimeOffsetNs = 0;
   uint32_t cuptiVersion = 0;    // CUPTI API version
   int32_t driverVersion = 0;    // cuDriverGetVersion
   // The effective configuration, variable name -> value, as parsed.
   std::vector<std::pair<std::string, std::string>> config;
+  // The capture windows, in order; empty when the whole run was captured
+  // (CUPTITRACE_CAPTURE=all) or, with another mode, when no window opened.
+  std::vector<CaptureSpan> captureWindows;
+  // Trace clock when CUPTI was detached, past the last capture window; 0 when
+  // it stayed attached to the end.
+  uint64_t cuptiDetachedNs = 0;
+
+  // What to add to a trace time to get wall-clock time: the recorded offset,
+  // else the one the two start times give, else 0 (the trace clock is then
+  // taken for the wall clock, which CUPTI's clock roughly is on Linux).
+  int64_t wallClockOffsetNs() const {
+    if (realtimeOffsetNs != 0) return realtimeOffsetNs;
+    if (startRealtimeNs != 0 && startTimestampNs != 0)
+      return static_cast<int64_t>(startRealtimeNs - startTimestampNs);  // modulo 2^64: either sign
+    return 0;
+  }
 };
 
 struct Trace {

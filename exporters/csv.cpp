@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "core/demangle.h"
+#include "exporters/external_ids.h"
 
 namespace cuptitrace {
 namespace {
@@ -31,7 +32,7 @@ constexpr std::array kKernelColumns = {
     "start_ns", "end_ns", "duration_ns", "device", "context", "stream", "correlation_id", "name",
     "mangled_name", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
     "registers_per_thread", "static_shared_bytes", "dynamic_shared_bytes", "graph_id",
-    "graph_node_id", "launch_type", "device_launched"};
+    "graph_node_id", "launch_type", "device_launched", "external_id", "scope"};
 constexpr std::array kMemcpyColumns = {
     "start_ns", "end_ns", "duration_ns", "device", "context", "stream", "correlation_id", "bytes",
     "copy_kind", "src_kind", "dst_kind", "async", "src_device", "dst_device", "graph_id",
@@ -48,6 +49,18 @@ constexpr std::array kSyncColumns = {"type", "start_ns", "end_ns", "duration_ns"
                                      "stream", "event", "correlation_id"};
 constexpr std::array kOverheadColumns = {"name", "start_ns", "end_ns", "duration_ns", "thread_id",
                                          "device"};
+constexpr std::array kMemoryColumns = {
+    "timestamp_ns", "operation", "device", "context", "stream", "correlation_id", "address", "bytes",
+    "memory_kind", "async", "pool_type", "pool_address"};
+constexpr std::array kMemoryPoolColumns = {
+    "timestamp_ns", "operation", "device", "correlation_id", "address", "pool_type", "managed",
+    "size_bytes", "utilized_bytes", "release_threshold_bytes", "min_bytes_to_keep"};
+constexpr std::array kUvmColumns = {
+    "kind", "start_ns", "end_ns", "duration_ns", "device", "src_id", "dst_id", "address", "bytes",
+    "fault_groups", "pc", "cause", "access"};
+constexpr std::array kGraphColumns = {"start_ns", "end_ns", "duration_ns", "device", "context",
+                                      "stream", "correlation_id", "graph_id", "end_device"};
+constexpr std::array kExternalIdColumns = {"correlation_id", "kind", "external_id", "scope"};
 // clang-format on
 
 // Ids CUPTI uses for "not applicable" (sync stream/event, overhead device).
@@ -216,6 +229,7 @@ void writeKernels(const Trace& trace, CsvWriter& w) {
   // times, so each is looked up once.
   DemangleCache demangler;
   std::vector<const std::string*> demangled(trace.strings.size(), nullptr);
+  const ExternalIdIndex externalIds(trace);
   trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
     const std::string_view mangled = trace.strings.get(k.name);
     const std::string* name = k.name < demangled.size() ? demangled[k.name] : nullptr;
@@ -243,6 +257,9 @@ void writeKernels(const Trace& trace, CsvWriter& w) {
     w.integer(k.graphNodeId);
     w.text(launchTypeName(k.launchType));
     w.integer(k.isDeviceLaunched);
+    const ExternalIdEntry* e = externalIds.find(k.correlationId);
+    if (e != nullptr && e->hasId) w.integer(e->id); else w.empty();
+    w.text(e != nullptr && e->hasScope ? trace.strings.get(e->scopeName) : std::string_view());
     w.endRow();
   });
 }
@@ -345,6 +362,105 @@ void writeOverhead(const Trace& trace, CsvWriter& w) {
   });
 }
 
+// Addresses as C prints pointers ("0x7f3a00000000"); 0 (none) as an empty field.
+void writeAddress(CsvWriter& w, uint64_t address) {
+  if (address == 0) return w.empty();
+  static constexpr char kHex[] = "0123456789abcdef";
+  char s[18] = {'0', 'x'};
+  int digits = 0;
+  for (uint64_t v = address; v != 0; v >>= 4) ++digits;
+  for (int i = 0; i < digits; ++i) s[2 + i] = kHex[(address >> (4 * (digits - 1 - i))) & 0xf];
+  w.text(std::string_view(s, static_cast<size_t>(2 + digits)));
+}
+
+void writeMemory(const Trace& trace, CsvWriter& w) {
+  trace.store.records<MemoryRecord>().forEach([&](const MemoryRecord& m) {
+    w.integer(m.timestamp);
+    w.text(memoryOpName(m.operation));
+    w.integer(m.deviceId);
+    w.optionalId(m.contextId);
+    w.optionalId(m.streamId);
+    w.integer(m.correlationId);
+    writeAddress(w, m.address);
+    w.integer(m.bytes);
+    w.text(memoryKindName(static_cast<MemoryKind>(m.memoryKind)));
+    w.integer(m.isAsync);
+    w.text(poolTypeName(m.poolType));
+    writeAddress(w, m.poolAddress);
+    w.endRow();
+  });
+}
+
+void writeMemoryPool(const Trace& trace, CsvWriter& w) {
+  trace.store.records<MemoryPoolRecord>().forEach([&](const MemoryPoolRecord& p) {
+    w.integer(p.timestamp);
+    w.text(poolOpName(p.operation));
+    w.integer(p.deviceId);
+    w.integer(p.correlationId);
+    writeAddress(w, p.address);
+    w.text(poolTypeName(p.poolType));
+    w.integer(p.isManaged);
+    w.integer(p.size);
+    w.integer(p.utilizedSize);
+    w.integer(p.releaseThreshold);
+    // Only a trim keeps a minimum.
+    if (p.operation == static_cast<uint8_t>(PoolOp::Trimmed))
+      w.integer(p.minBytesToKeep);
+    else
+      w.empty();
+    w.endRow();
+  });
+}
+
+void writeUvm(const Trace& trace, CsvWriter& w) {
+  trace.store.records<UvmRecord>().forEach([&](const UvmRecord& u) {
+    const auto kind = static_cast<UvmKind>(u.kind);
+    const bool transfer =
+        kind == UvmKind::BytesHtoD || kind == UvmKind::BytesDtoH || kind == UvmKind::BytesDtoD;
+    const bool sized = transfer || kind == UvmKind::Thrashing || kind == UvmKind::RemoteMap;
+    w.text(uvmKindName(u.kind));
+    w.times(u.start, u.end);
+    w.optionalId(u.deviceId);
+    // CUPTI gives no source for a CPU fault, and no destination for faults.
+    if (kind == UvmKind::CpuPageFault) w.empty(); else w.integer(u.srcId);
+    if (kind == UvmKind::CpuPageFault || kind == UvmKind::GpuPageFault) w.empty(); else w.integer(u.dstId);
+    writeAddress(w, u.address);
+    if (sized) w.integer(u.value); else w.empty();
+    if (kind == UvmKind::GpuPageFault) w.integer(u.value); else w.empty();
+    if (kind == UvmKind::CpuPageFault) writeAddress(w, u.value); else w.empty();
+    w.text(transfer ? uvmCauseName(u.cause) : "");
+    w.text(kind == UvmKind::GpuPageFault ? uvmAccessName(u.accessType) : "");
+    w.endRow();
+  });
+}
+
+// One row per API call made while an id was pushed, per kind pushed; a
+// scope's row names it (from its range).
+void writeExternalIds(const Trace& trace, CsvWriter& w) {
+  const ExternalIdIndex index(trace);
+  trace.store.records<ExternalIdRecord>().forEach([&](const ExternalIdRecord& r) {
+    w.integer(r.correlationId);
+    w.text(externalKindName(r.externalKind));
+    w.integer(r.externalId);
+    w.text(r.externalKind == static_cast<uint8_t>(ExternalKind::Scope) ? trace.strings.get(index.scopeName(r.externalId))
+                                                                       : std::string_view());
+    w.endRow();
+  });
+}
+
+void writeGraphs(const Trace& trace, CsvWriter& w) {
+  trace.store.records<GraphRecord>().forEach([&](const GraphRecord& g) {
+    w.times(g.start, g.end);
+    w.integer(g.deviceId);
+    w.integer(g.contextId);
+    w.integer(g.streamId);
+    w.integer(g.correlationId);
+    w.integer(g.graphId);
+    w.integer(g.endDeviceId);
+    w.endRow();
+  });
+}
+
 }  // namespace
 
 const std::vector<std::string>& csvColumns(RecordKind kind) {
@@ -355,6 +471,11 @@ const std::vector<std::string>& csvColumns(RecordKind kind) {
   static const std::vector<std::string> nvtx = toVector(kNvtxColumns);
   static const std::vector<std::string> sync = toVector(kSyncColumns);
   static const std::vector<std::string> overhead = toVector(kOverheadColumns);
+  static const std::vector<std::string> memory = toVector(kMemoryColumns);
+  static const std::vector<std::string> memoryPool = toVector(kMemoryPoolColumns);
+  static const std::vector<std::string> uvm = toVector(kUvmColumns);
+  static const std::vector<std::string> graphs = toVector(kGraphColumns);
+  static const std::vector<std::string> externalIds = toVector(kExternalIdColumns);
   static const std::vector<std::string> none;
   switch (kind) {
     case RecordKind::Kernel:
@@ -372,10 +493,15 @@ const std::vector<std::string>& csvColumns(RecordKind kind) {
     case RecordKind::Overhead:
       return overhead;
     case RecordKind::Memory:
+      return memory;
     case RecordKind::MemoryPool:
+      return memoryPool;
     case RecordKind::Uvm:
+      return uvm;
     case RecordKind::Graph:
+      return graphs;
     case RecordKind::ExternalId:
+      return externalIds;
     case RecordKind::Count:
       break;
   }
@@ -435,10 +561,15 @@ void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out) {
     case RecordKind::Overhead:
       return writeOverhead(trace, w);
     case RecordKind::Memory:
+      return writeMemory(trace, w);
     case RecordKind::MemoryPool:
+      return writeMemoryPool(trace, w);
     case RecordKind::Uvm:
+      return writeUvm(trace, w);
     case RecordKind::Graph:
+      return writeGraphs(trace, w);
     case RecordKind::ExternalId:
+      return writeExternalIds(trace, w);
     case RecordKind::Count:
       break;
   }

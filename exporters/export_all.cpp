@@ -12,8 +12,10 @@
 #include "exporters/chrome_json.h"
 #include "exporters/csv.h"
 #include "exporters/file_output.h"
+#include "exporters/gzip_stream.h"
 #include "exporters/native.h"
 #include "exporters/perfetto_proto.h"
+#include "exporters/split_output.h"
 
 namespace cuptitrace {
 namespace {
@@ -44,16 +46,22 @@ bool checkDirectory(const std::string& prefix, ExportResult& result) {
   return true;
 }
 
-}  // namespace
-
-ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix, bool overwrite) {
-  ExportResult result;
-  if (!checkDirectory(prefix, result)) return result;
-  if (formats & kFormatNative) {
-    writeFile(prefix + ".native", [&](std::ostream& out) { writeNative(trace, out); }, overwrite, result);
-  }
+// The timeline outputs of `trace` (the whole trace or one part of it):
+// JSON, json.gz, pftrace and CSV. Which optional CSV tables are written
+// follows `whole`, so that every part has the same files.
+void writeTimelines(const Trace& trace, const Trace& whole, uint32_t formats, const std::string& prefix,
+                    bool overwrite, ExportResult& result) {
   if (formats & kFormatJson) {
     writeFile(prefix + ".json", [&](std::ostream& out) { writeChromeJson(trace, out); }, overwrite, result);
+  }
+  if (formats & kFormatJsonGz) {
+    writeFile(prefix + ".json.gz",
+              [&](std::ostream& out) {
+                GzipOStream gz(out);
+                writeChromeJson(trace, gz);
+                gz.finish();
+              },
+              overwrite, result);
   }
   if (formats & kFormatPftrace) {
     writeFile(prefix + ".pftrace", [&](std::ostream& out) { writePerfettoProto(trace, out); }, overwrite, result);
@@ -64,11 +72,39 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
       // Tables of the main kinds are always written (a header alone says "none");
       // the others only when recorded.
       const bool mainKind = kind <= RecordKind::Nvtx;
-      if (csvColumns(kind).empty() || (!mainKind && trace.store.count(kind) == 0)) continue;
+      if (csvColumns(kind).empty() || (!mainKind && whole.store.count(kind) == 0)) continue;
       writeFile(prefix + "." + csvTableName(kind) + ".csv",
                 [&](std::ostream& out) { writeCsvTable(trace, kind, out); }, overwrite, result);
     }
   }
+}
+
+}  // namespace
+
+ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix, bool overwrite,
+                       uint64_t splitBytes) {
+  ExportResult result;
+  if (!checkDirectory(prefix, result)) return result;
+  if (formats & kFormatNative) {
+    writeFile(prefix + ".native", [&](std::ostream& out) { writeNative(trace, out); }, overwrite, result);
+  }
+  const uint32_t timelines = formats & (kFormatJson | kFormatJsonGz | kFormatPftrace | kFormatCsv);
+  if (splitBytes == 0 || timelines == 0) {
+    writeTimelines(trace, trace, timelines, prefix, overwrite, result);
+    return result;
+  }
+  // After a part that could not be written the others would fail the same
+  // way (a full disk): stop, and say which parts are missing.
+  forEachSplitPart(trace, splitBytes, timelines, [&](const Trace& part, uint32_t number, uint32_t count) {
+    const size_t errors = result.errors.size();
+    writeTimelines(part, trace, timelines, prefix + "." + std::to_string(number), overwrite, result);
+    if (result.errors.size() == errors) return true;
+    if (number < count)
+      result.errors.push_back("parts " + std::to_string(number + 1) + " to " + std::to_string(count) +
+                              " of the split trace not written (" + prefix + "." + std::to_string(number + 1) +
+                              ".*)");
+    return false;
+  });
   return result;
 }
 

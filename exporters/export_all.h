@@ -17,8 +17,12 @@ struct ExportResult {
 };
 
 // `formats` is a mask of core/config.h Format bits; `prefix` the expanded output
-// prefix. An existing file is replaced only with `overwrite`.
+// prefix. An existing file is replaced only with `overwrite`. With `splitBytes`
+// (CUPTITRACE_SPLIT) the timeline outputs are split by time into parts of
+// about that size (exporters/split_output.h), written as PREFIX.1.json,
+// PREFIX.1.pftrace, PREFIX.1.kernels.csv, PREFIX.2.json, ...; the native trace
+// stays whole.
 ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix,
-                       bool overwrite = false);
+                       bool overwrite = false, uint64_t splitBytes = 0);
 
 }  // namespace cuptitrace

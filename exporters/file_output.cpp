@@ -88,6 +88,8 @@ std::string writeFileSafely(const std::string& path, const std::function<void(st
     write(out);
     out.flush();
     error = buf.error();
+    // A stream layered on `out` (gzip) that failed marks `out` failed too.
+    if (error == 0 && !out) error = EIO;
   }
   if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;

@@ -139,6 +139,21 @@ class NativeWriter {
     m.u32(kRecordKindCount);
     for (int k = 0; k < kRecordKindCount; ++k)
       m.u64(trace.store.dropped(static_cast<RecordKind>(k)));
+    // Added after the first release: older readers skip bytes past the dropped counts.
+    m.u32(static_cast<uint32_t>(meta.captureWindows.size()));
+    for (const CaptureSpan& w : meta.captureWindows) {
+      m.u64(w.startNs);
+      m.u64(w.endNs);
+    }
+    // Added later still: the wall-clock offset, as exporters use it (measured or derived).
+    m.u64(static_cast<uint64_t>(meta.wallClockOffsetNs()));
+    // Then the devices' memory bandwidth, L2 cache and copy engines, in device order.
+    m.u32(static_cast<uint32_t>(trace.devices.size()));
+    for (const DeviceInfo& d : trace.devices) {
+      m.u64(d.memoryBandwidthKBps);
+      m.u32(d.l2CacheBytes);
+      m.u32(d.copyEngines);
+    }
 
     sectionHeader(kTagMetadata, body.size());
     buffer_ += body;
@@ -360,6 +375,34 @@ class NativeReader {
         trace_.store.addDropped(static_cast<RecordKind>(k), dropped);
       else if (ok)
         trace_.counters["dropped.native_unknown_kind"] += dropped;
+    }
+    // Capture windows: absent in traces written before they were saved.
+    if (ok && r.remaining() > 0) {
+      ok = r.u32(n);
+      for (uint32_t i = 0; ok && i < n; ++i) {
+        CaptureSpan w;
+        ok = r.u64(w.startNs) && r.u64(w.endNs);
+        if (ok) meta.captureWindows.push_back(w);
+      }
+    }
+    // The wall-clock offset: absent before it was saved, then derived from the start times.
+    if (ok && r.remaining() > 0) {
+      uint64_t offset = 0;
+      ok = r.u64(offset);
+      if (ok) meta.realtimeOffsetNs = static_cast<int64_t>(offset);
+    }
+    // Device details: absent before they were saved.
+    if (ok && r.remaining() > 0) {
+      ok = r.u32(n);
+      for (uint32_t i = 0; ok && i < n; ++i) {
+        DeviceInfo extra;
+        ok = r.u64(extra.memoryBandwidthKBps) && r.u32(extra.l2CacheBytes) && r.u32(extra.copyEngines);
+        if (ok && i < trace_.devices.size()) {
+          trace_.devices[i].memoryBandwidthKBps = extra.memoryBandwidthKBps;
+          trace_.devices[i].l2CacheBytes = extra.l2CacheBytes;
+          trace_.devices[i].copyEngines = extra.copyEngines;
+        }
+      }
     }
     if (!ok) return fail("malformed METADATA section (a field runs past the section)");
     // Bytes left over are fields added by a newer writer of the same version: ignored.

@@ -329,7 +329,10 @@ const std::vector<Group>& ReportData::api() {
   untimed = {};
   const auto& records = trace_.store.records<ApiRecord>();
   std::vector<uint64_t> sizes;  // first pass: slots and sizes, as in kernels()
+  // CPU-side libc calls (osrt) are not CUDA API calls: they have no place in this table.
+  const auto isOsrt = [](const ApiRecord& a) { return a.domain == static_cast<uint8_t>(ApiDomain::Osrt); };
   records.forEach([&](const ApiRecord& a) {
+    if (isOsrt(a)) return;
     if (a.name >= slots.size()) slots.resize(a.name + 1, kNoSlot);
     uint32_t& slot = slots[a.name];
     if (slot == kNoSlot) {
@@ -343,6 +346,7 @@ const std::vector<Group>& ReportData::api() {
   });
   for (size_t i = 0; i < builders.size(); ++i) builders[i].durations.reserve(sizes[i]);
   records.forEach([&](const ApiRecord& a) {
+    if (isOsrt(a)) return;
     Builder& b = builders[slots[a.name]];
     ++b.group.records;
     addExample(b.group, a.correlationId);

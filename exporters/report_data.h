@@ -137,6 +137,10 @@ ReportTable utilizationReport(ReportData& data);
 ReportTable breakdownReport(ReportData& data);
 ReportTable coverageReport(ReportData& data);
 ReportTable findingsReport(ReportData& data);
+ReportTable gpuMemoryReport(ReportData& data);   // report_memory.cpp
+ReportTable allocationsReport(ReportData& data);
+ReportTable leaksReport(ReportData& data);
+ReportTable graphsReport(ReportData& data);      // report_graphs.cpp
 
 // Columns and cells that several reports share.
 std::vector<Column> timeStatColumns(const char* countTitle, const char* countKey);

@@ -38,6 +38,12 @@ const std::vector<Entry>& entries() {
        reports::coverageReport},
       {{"findings", "what stands out, in plain words, with the records behind it"},
        reports::findingsReport},
+      {{"gpu_memory", "per device and memory kind: allocations, peak bytes, what was never freed"},
+       reports::gpuMemoryReport},
+      {{"allocations", "the largest allocations, with their lifetimes and the calls that made them"},
+       reports::allocationsReport},
+      {{"leaks", "allocations never freed while the trace ran, largest first"}, reports::leaksReport},
+      {{"graphs", "CUDA graphs: launches and their times, per graph"}, reports::graphsReport},
   };
   return table;
 }

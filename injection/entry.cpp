@@ -1,6 +1,8 @@
 // The library's entry points: the only symbols it exports.
 #include <cupti.h>
 
+#include "collectors/cupti_detach.h"
+#include "collectors/fork_guard.h"
 #include "collectors/nvtx_wide.h"
 #include "injection/tracer.h"
 
@@ -27,5 +29,8 @@ TRACER_ENTRY_POINT int InitializeInjectionNvtx2(void* exportTable) {
   if (!tracer.recordsNvtx()) return 0;
   if (cuptiNvtxInitialize2(exportTable) != CUPTI_SUCCESS) return 0;
   cuptitrace::routeWideNvtxCalls(exportTable);
+  // What a forked child and a detach need to turn NVTX calls into no-ops.
+  cuptitrace::rememberNvtxModule(exportTable);
+  cuptitrace::rememberNvtxForDetach(exportTable);
   return 1;
 }

@@ -10,6 +10,9 @@
 #include <cerrno>
 #include <thread>
 
+#include "collectors/fork_guard.h"
+#include "collectors/osrt_state.h"
+
 namespace cuptitrace {
 namespace {
 
@@ -54,7 +57,9 @@ void writeTraceFromHandler(int sig) {
 void onSignal(int sig, siginfo_t* info, void* context) {
   const int savedErrno = errno;
   const struct sigaction& previous = gPrevious[sig];
-  if (isCrash(sig) || !hasOwnHandler(previous)) writeTraceFromHandler(sig);
+  // A forked child shares the watcher's pipe with its parent: writing to it
+  // would have the parent write its trace.
+  if (!inForkedChild() && (isCrash(sig) || !hasOwnHandler(previous))) writeTraceFromHandler(sig);
   errno = savedErrno;
   if (hasOwnHandler(previous)) {
     if (previous.sa_flags & SA_SIGINFO) previous.sa_sigaction(sig, info, context);
@@ -72,6 +77,7 @@ void onSignal(int sig, siginfo_t* info, void* context) {
 }
 
 void watch() {
+  osrt::markTracerThread();  // its waits are the tracer's, not the program's
   // Signals go to the program's threads, never this one.
   sigset_t all;
   sigfillset(&all);
@@ -100,7 +106,38 @@ void install(int sig) {
   ::sigaction(sig, &ours, nullptr);
 }
 
+int gToggleFd = -1;
+int gToggleSignal = 0;
+
+// Async-signal-safe: one byte to the capture thread, then the program's own handler.
+void onToggle(int sig, siginfo_t* info, void* context) {
+  const int savedErrno = errno;
+  if (!inForkedChild() && gToggleFd >= 0) {
+    const char byte = 'S';
+    (void)::write(gToggleFd, &byte, 1);
+  }
+  errno = savedErrno;
+  const struct sigaction& previous = gPrevious[sig];
+  if (!hasOwnHandler(previous)) return;
+  if (previous.sa_flags & SA_SIGINFO) previous.sa_sigaction(sig, info, context);
+  else previous.sa_handler(sig);
+}
+
 }  // namespace
+
+bool installToggleSignal(int sig, int fd) {
+  if (sig <= 0 || sig >= NSIG || fd < 0 || gToggleSignal != 0) return false;
+  struct sigaction previous {};
+  if (::sigaction(sig, nullptr, &previous) != 0) return false;
+  gPrevious[sig] = previous;
+  gToggleFd = fd;
+  gToggleSignal = sig;
+  struct sigaction ours {};
+  ours.sa_sigaction = onToggle;
+  ours.sa_flags = SA_SIGINFO | SA_RESTART | (previous.sa_flags & SA_ONSTACK);
+  sigemptyset(&ours.sa_mask);
+  return ::sigaction(sig, &ours, nullptr) == 0;
+}
 
 void installSignalHandlers(std::function<void()> writeTrace) {
   static std::atomic<bool> installed{false};

@@ -9,12 +9,15 @@
 #include <cstdlib>
 
 #include "collectors/cupti_check.h"
+#include "collectors/osrt_state.h"
+#include "core/journal.h"
 #include "core/log.h"
 #include "core/output_name.h"
 #include "core/version.h"
 #include "exporters/export_all.h"
 #include "exporters/reports.h"
 #include "injection/process_info.h"
+#include "injection/osrt_interpose.h"
 #include "injection/signals.h"
 
 extern char** environ;
@@ -22,18 +25,13 @@ extern char** environ;
 namespace cuptitrace {
 namespace {
 
-// Set in a child after fork: CUPTI's state does not survive fork, so the
-// child must neither flush nor write the parent's records.
-std::atomic<bool> gForkedChild{false};
-
 void finishAtExit() { Tracer::instance().finish(); }
-void markForkedChild() { gForkedChild = true; }
 
-uint64_t cuptiNow() {
-  uint64_t ts = 0;
-  cuptiGetTimestamp(&ts);
-  return ts;
-}
+// CUPTI's clock, carried on once CUPTI is detached (collectors/cupti_detach.h).
+uint64_t cuptiNow() { return traceClockNs(); }
+
+// How long the exit path waits for a detach under way on a program thread.
+constexpr int kDetachSettleMs = 500;
 
 int32_t driverVersion() {
   // Looked up at run time: the library does not link the driver itself, and
@@ -58,7 +56,9 @@ void Tracer::start() {
     try {
       if (startCollection()) {
         active_ = true;
-        ::pthread_atfork(nullptr, nullptr, markForkedChild);
+        // CUPTI's state does not survive fork: a child must neither flush nor
+        // write the parent's records (collectors/fork_guard.h).
+        installForkGuard(config_.logLevel >= LogLevel::Warn);
         std::atexit(finishAtExit);
         installSignalHandlers(finishAtExit);
       }
@@ -104,13 +104,32 @@ bool Tracer::startCollection() {
     subscriber_.reset();
     return false;
   }
-  if (config_.activities & kActivityNvtx) {
-    nvtxCallbacks_ = std::make_unique<NvtxCallbacks>(nvtxRecorder_, trace_.strings);
-    if (!subscriber_->enableNvtx(nvtxCallbacks_.get(), error))
-      logger().warn("NVTX ranges are not recorded: {}", error);
+  if (config_.capture.mode != CaptureMode::All) {
+    // Past the last window CUPTI is detached: the program runs as if untraced.
+    detach_ = std::make_unique<CuptiDetach>(CuptiDetach::Steps{
+        [this] {
+          externalIds_->stop();
+          collector_->prepareDetach();
+        },
+        [this](bool on) { return subscriber_->enableApiCallbacks(on); }, silenceNvtx, nullptr});
+    // Set before NVTX is enabled, so no NVTX call is recorded outside a window;
+    // it takes events once started, after the collector.
+    capture_ = std::make_unique<CaptureControl>(
+        config_.capture, CaptureControl::Actions{[this](bool on) { return collector_->setRecording(on); },
+                                                 [this] { collector_->flush(); },
+                                                 [this] { return detach_->advance(); }});
+    subscriber_->setCapture(capture_.get());
+    subscriber_->setDetach(detach_.get());
   }
+  const bool recordNvtx = (config_.activities & kActivityNvtx) != 0;
+  if (recordNvtx) nvtxCallbacks_ = std::make_unique<NvtxCallbacks>(nvtxRecorder_, trace_.strings);
+  if ((recordNvtx || config_.capture.needsNvtx()) && !subscriber_->enableNvtx(nvtxCallbacks_.get(), error))
+    logger().warn("NVTX calls cannot be followed (no NVTX records, no NVTX capture windows): {}", error);
   collector_ = std::make_unique<ActivityCollector>(
-      trace_, config_, [this] { nvtxRecorder_.collect(trace_.store, false, 0); });
+      trace_, config_, [this] {
+        nvtxRecorder_.collect(trace_.store, false, 0);
+        osrtRecorder_.collect(trace_.store);
+      });
   if (!collector_->start(error)) {
     std::fprintf(stderr, "cuptitrace: tracing is off for this process: %s; the program runs untraced\n",
                  error.c_str());
@@ -120,17 +139,72 @@ bool Tracer::startCollection() {
   }
   // Records of a context are flushed before it goes away (cudaDeviceReset, cuCtxDestroy).
   subscriber_->onContextDestroy([this] { collector_->flush(); });
+  // Before the capture thread starts: a detach stops it.
+  externalIds_ = std::make_unique<ExternalIds>(nvtxRecorder_, trace_.strings);
+  if (capture_) startCapture();
+  if (config_.activities & kActivityOsrt) startOsrt();
 
   trace_.meta.startTimestampNs = cuptiNow();
   trace_.meta.startRealtimeNs = realtimeNs();
+  // Read back to back, the two clocks give the offset merge aligns processes with.
+  trace_.meta.realtimeOffsetNs =
+      static_cast<int64_t>(trace_.meta.startRealtimeNs - trace_.meta.startTimestampNs);
+  // After the start times: the journal keeps the metadata as it is now.
+  OutputNameInputs spillName;
+  spillName.pid = process.pid;
+  spillName.host = process.hostName;
+  spillName.env = [](const char* name) { return std::getenv(name); };
+  enableSpillJournal(trace_, spillPathFor(config_.output, spillName), config_.spill);
   logger().info("tracing {} (pid {}): {}", process.processName, process.pid,
                 activityNames(config_.activities));
   return true;
 }
 
+void Tracer::startCapture() {
+  const std::string mode = captureSpecText(config_.capture);
+  std::string error;
+  if (!capture_->start(error)) {
+    // No longer consulted, but kept alive: a callback may be reading it.
+    subscriber_->setCapture(nullptr);
+    [[maybe_unused]] static CaptureControl* const retired = capture_.release();
+    logger().warn("CUPTITRACE_CAPTURE={} is off, the whole run is traced: {}", mode, error);
+    return;
+  }
+  if (config_.capture.needsProfilerCalls() && !subscriber_->enableProfilerCalls(error))
+    logger().warn("CUPTITRACE_CAPTURE=profiler: cudaProfilerStart cannot be followed, no window will open: {}",
+                  error);
+  if (config_.capture.mode == CaptureMode::Signal &&
+      !installToggleSignal(config_.capture.signal, capture_->signalFd()))
+    logger().warn("CUPTITRACE_CAPTURE={}: the signal handler could not be installed, no window will open", mode);
+  logger().info("capture windows: {}", mode);
+}
+
+// The osrt activity: C library calls that block, recorded by the wrappers
+// (osrt_interpose.cpp), which the program reaches only when the library is
+// preloaded.
+void Tracer::startOsrt() {
+  if (!osrt::wrappersActive()) {
+    logger().warn(
+        "osrt: C library calls are not recorded: the library must be preloaded (LD_PRELOAD={}, which the "
+        "cuptitrace command does when osrt is selected)",
+        "libcuptitrace.so");
+    return;
+  }
+  osrtRecorder_.internNames(trace_.strings);
+  osrtRecorder_.setThreshold(config_.osrtThresholdNs);
+  osrt::arm(&osrtRecorder_, cuptiNow);
+}
+
 void Tracer::finish() {
-  if (!active_ || gForkedChild) return;
+  if (!active_) return;
+  if (inForkedChild()) {
+    announceForkedChild();
+    return;
+  }
   std::call_once(finishOnce_, [this] {
+    // The export's own file writes and locks are not the program's calls.
+    osrt::disarm();
+    const osrt::TracerScope ours;
     try {
       finishCollection();
       writeOutputs();
@@ -143,13 +217,30 @@ void Tracer::finish() {
 }
 
 void Tracer::finishCollection() {
+  // No window opens or closes from here on; the collector flushes what was recorded.
+  if (capture_) capture_->stop();
+  // A detach still waiting for a CUDA call is withdrawn. After one, CUPTI is
+  // not called again: it would attach once more.
+  const bool detached = detach_ && detach_->settle(kDetachSettleMs);
+  if (!detached) externalIds_->stop();  // else stopped before the detach
   collector_->stop();
   const uint64_t end = cuptiNow();
   trace_.meta.endTimestampNs = end;
+  if (capture_) trace_.meta.captureWindows = capture_->windows(end);
   // The drain thread has stopped: this thread is now the store's only writer.
   nvtxRecorder_.collect(trace_.store, true, end);
   nvtxRecorder_.publish(trace_);
+  externalIds_->publish(trace_);
+  if (config_.activities & kActivityOsrt) {
+    osrtRecorder_.collect(trace_.store);
+    osrtRecorder_.publish(trace_);
+  }
   collector_->publishCounters();
+  if (detach_) detach_->publish(trace_);
+  // The timeline exporters index every record, about 32 bytes each
+  // (bench/spill_bench): records make room for that under the memory cap.
+  makeRoomForExport(trace_, 32);
+  publishSpillCounters(trace_);
   subscriber_->unsubscribe();
   trace_.meta.driverVersion = driverVersion();
   // Times count from the start of collection; the exporters move the base
@@ -161,8 +252,19 @@ void Tracer::writeOutputs() {
   // Rows of the GPU activities and API calls tables printed at exit; the
   // reports file holds every row.
   constexpr size_t kExitSummaryRows = 10;
-  const std::string prefix = expandOutputName(config_.output, trace_.meta.pid, trace_.meta.hostName);
-  const ExportResult result = exportAll(trace_, config_.formats, prefix, config_.overwrite);
+  if (capture_ && trace_.meta.captureWindows.empty())
+    logger().warn("CUPTITRACE_CAPTURE={}: no capture window opened; the trace holds no activity records",
+                  captureSpecText(config_.capture));
+  OutputNameInputs nameInputs;
+  nameInputs.pid = trace_.meta.pid;
+  nameInputs.host = trace_.meta.hostName;
+  nameInputs.env = [](const char* name) { return std::getenv(name); };
+  std::vector<std::string> nameMessages;
+  // With %n the number is held (PREFIX.lock) until every output is in place.
+  ClaimedPrefix claimed = claimOutputPrefix(config_.output, nameInputs, &nameMessages);
+  for (const auto& m : nameMessages) logger().warn("{}", m);
+  const std::string prefix = claimed.prefix;
+  const ExportResult result = exportAll(trace_, config_.formats, prefix, config_.overwrite, config_.splitBytes);
   for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace: %s\n", e.c_str());
   std::vector<std::string> written = result.written;
 
@@ -196,6 +298,16 @@ void Tracer::writeOutputs() {
     }
   }
 
+  releaseOutputPrefix(claimed);
+  // Every output is in place: the spill journal has done its job. When one
+  // failed it stays, for `cuptitrace recover`.
+  if (result.errors.empty()) {
+    removeSpillJournal(trace_);
+  } else if (const SpillFile* spill = trace_.store.spillFile(); spill != nullptr && spill->created()) {
+    std::fprintf(stderr, "cuptitrace: kept %s: `cuptitrace recover %s` rebuilds the trace from what reached it\n",
+                 spill->path().c_str(), spill->path().c_str());
+  }
+
   if (config_.quiet) return;
   std::string line = "cuptitrace: ";
   if (written.empty()) {
@@ -211,7 +323,18 @@ void Tracer::writeOutputs() {
     if (kind > RecordKind::Nvtx && trace_.store.count(kind) == 0) continue;
     line += std::string(k ? ", " : "") + recordKindName(kind) + " " + std::to_string(trace_.store.count(kind));
   }
-  line += "; dropped " + std::to_string(trace_.totalDropped()) + ")\n";
+  line += "; dropped " + std::to_string(trace_.totalDropped());
+  const auto filtered = trace_.counters.find("filtered.kernels");
+  if (filtered != trace_.counters.end()) line += "; filtered kernels " + std::to_string(filtered->second);
+  if (capture_) {
+    uint64_t capturedNs = 0;
+    for (const CaptureSpan& w : trace_.meta.captureWindows) capturedNs += w.endNs - w.startNs;
+    char text[96];
+    std::snprintf(text, sizeof(text), "; %zu capture window%s, %.3f s", trace_.meta.captureWindows.size(),
+                  trace_.meta.captureWindows.size() == 1 ? "" : "s", static_cast<double>(capturedNs) / 1e9);
+    line += text;
+  }
+  line += ")\n";
   std::fputs(line.c_str(), stderr);
 }
 

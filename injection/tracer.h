@@ -9,8 +9,13 @@
 
 #include "collectors/activity_collector.h"
 #include "collectors/callback_subscriber.h"
+#include "collectors/capture_control.h"
+#include "collectors/cupti_detach.h"
+#include "collectors/external_ids.h"
+#include "collectors/fork_guard.h"
 #include "collectors/nvtx_callbacks.h"
 #include "collectors/nvtx_recorder.h"
+#include "collectors/osrt_recorder.h"
 #include "core/config.h"
 #include "core/trace.h"
 
@@ -25,12 +30,21 @@ class Tracer {
   // Stops collection and writes the outputs; runs once, at exit.
   void finish();
   bool active() const { return active_.load(); }
-  // True when tracing runs and records NVTX: only then is NVTX handed to CUPTI.
-  bool recordsNvtx() const { return active() && (config_.activities & kActivityNvtx) != 0; }
+  // The public API's ids and scopes; nullptr when tracing is off.
+  ExternalIds* externalIds() { return active() ? externalIds_.get() : nullptr; }
+  // True when tracing runs and follows NVTX (to record it, or for capture
+  // windows over NVTX ranges): only then is NVTX handed to CUPTI. Never in a
+  // forked child, nor once CUPTI is detached.
+  bool recordsNvtx() const {
+    return active() && !inForkedChild() && !cuptiBarred() &&
+           ((config_.activities & kActivityNvtx) != 0 || config_.capture.needsNvtx());
+  }
 
  private:
   Tracer() = default;
   bool startCollection();
+  void startCapture();
+  void startOsrt();
   void finishCollection();
   void writeOutputs();
 
@@ -43,6 +57,10 @@ class Tracer {
   std::unique_ptr<NvtxCallbacks> nvtxCallbacks_;
   std::unique_ptr<CallbackSubscriber> subscriber_;
   std::unique_ptr<ActivityCollector> collector_;
+  std::unique_ptr<CaptureControl> capture_;
+  std::unique_ptr<CuptiDetach> detach_;  // with capture windows: past the last one
+  std::unique_ptr<ExternalIds> externalIds_;  // set before tracing is active
+  OsrtRecorder osrtRecorder_;  // only with CUPTITRACE_CAPTURE other than all
 };
 
 }  // namespace cuptitrace

@@ -5,13 +5,25 @@
 # interleaved, RUNS times each. The same for a PyTorch loop of TORCH_N tiny
 # operations (bench/torch_loop.py, injected into python3) when PyTorch with
 # CUDA is installed. Reports the medians of the loop's time per launch and of
-# the process's wall time, and their ratios.
-#   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000, TORCH_N=40000
+# the process's wall time, and their ratios. The row cuptitrace_window is a
+# long run with a short capture window (CUPTITRACE_CAPTURE=time:300ms+30ms, the
+# default kinds): outside the window collection is off, and about 100 ms after
+# its end CUPTI is detached, since it keeps part of its per-launch cost on a
+# live context while attached. With N=1000000 and the window 1 s in: 1.00-1.01
+# against untraced on an H200; a window that never detaches (signal) 1.15-1.18.
+# With the default N the window and the 100 ms before the detach weigh more.
+# The row cuptitrace_osrt adds the osrt activity (the library preloaded, its C
+# library wrappers recording) to the default kinds; it is compared with
+# floor_default. The *_threads rows run the loop from THREADS host threads at
+# once, each on its own stream with an NVTX range around each launch
+# (launch_loop threads=T): shared locks on the launching threads show there.
+#   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000, TORCH_N=40000, THREADS=32
 set -u
 BUILD=${1:-${BUILD:-build-gpu}}
 RUNS=${RUNS:-5}
 N=${N:-200000}
 TORCH_N=${TORCH_N:-40000}
+THREADS=${THREADS:-32}
 # Every run on the same few cores, so that where the scheduler puts a run does
 # not weigh more than what is measured. PIN= runs unpinned.
 PIN=${PIN-taskset -c 2-7}
@@ -33,10 +45,17 @@ declare -A envs=(
   [cuptitrace_default]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none"
   [floor_all]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime,driver"
   [cuptitrace_all]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=all CUPTITRACE_SUMMARY=none"
+  [cuptitrace_window]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none CUPTITRACE_CAPTURE=time:300ms+30ms"
+  [cuptitrace_osrt]="LD_PRELOAD=$lib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,osrt CUPTITRACE_SUMMARY=none"
+  [untraced_threads]=""
+  [floor_threads]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
+  [cuptitrace_threads]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,nvtx CUPTITRACE_SUMMARY=none"
 )
-order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default floor_all cuptitrace_all)
+order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default floor_all cuptitrace_all
+       cuptitrace_window cuptitrace_osrt untraced_threads floor_threads cuptitrace_threads)
 # name -> command; every run not named here is the launch loop
 declare -A cmds=()
+for name in untraced_threads floor_threads cuptitrace_threads; do cmds[$name]="$loop $N threads=$THREADS"; done
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   torch_loop="python3 $(dirname "$0")/../bench/torch_loop.py $TORCH_N"
   envs[torch_untraced]=""
@@ -66,13 +85,17 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR
 printf '\n%-20s %16s %14s %18s %16s\n' run "us/launch (med)" "wall ms (med)" "vs untraced" "vs floor"
 for name in "${order[@]}"; do
   case $name in torch_*) base=$(median <<<"${per_launch[torch_untraced]}") ;;
+                *_threads) base=$(median <<<"${per_launch[untraced_threads]}") ;;
                 *) base=$(median <<<"${per_launch[untraced]}") ;; esac
   m=$(median <<<"${per_launch[$name]}")
   w=$(median <<<"${wall[$name]}")
   vs_untraced=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.3f", a / b}')
   vs_floor="-"
-  case $name in *cuptitrace_*)
-    f=$(median <<<"${per_launch[${name/cuptitrace_/floor_}]}")
+  floor_name=${name/cuptitrace_/floor_}
+  [ "$name" = cuptitrace_osrt ] && floor_name=floor_default  # the floor has no osrt to record
+  case $name in *cuptitrace_window) ;;  # no floor run takes windows
+    *cuptitrace_*)
+    f=$(median <<<"${per_launch[$floor_name]}")
     vs_floor=$(awk -v a="$m" -v b="$f" 'BEGIN {printf "%.3f", a / b}') ;;
   esac
   printf '%-20s %16s %14s %18s %16s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor"

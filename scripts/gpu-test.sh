@@ -48,10 +48,14 @@ done
 
 # ---- 2. GPU tests -----------------------------------------------------------
 samples=()
-# cupti_taken, abnormal_end and contexts_streams are run by bad_input.sh, abnormal_end.sh and robustness.sh.
+# cupti_taken, abnormal_end and contexts_streams are run by bad_input.sh, abnormal_end.sh and
+# robustness.sh; profiler_window, capture_steps and fork_children by capture.sh and children.sh.
 for cu in samples/*.cu; do
   s=$(basename "$cu" .cu)
-  case $s in cupti_taken | abnormal_end | contexts_streams) ;; *) samples+=("$s") ;; esac
+  case $s in
+    cupti_taken | abnormal_end | contexts_streams | profiler_window | capture_steps | fork_children) ;;
+    *) samples+=("$s") ;;
+  esac
 done
 configured_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 configured_build=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$BUILD/CMakeCache.txt")
@@ -64,7 +68,13 @@ else
   echo "== GPU tests (build tree configured at $configured_build for $configured_src: running run_sample.sh directly)"
   for s in "${samples[@]}"; do
     echo "== gpu.$s" | tee -a "$LOGS/tests.log"
-    bash tests/gpu/run_sample.sh "$BUILD/samples/$s" "$lib" "$cli" "$TRACES" >>"$LOGS/tests.log" 2>&1
+    # As tests/gpu/CMakeLists.txt sets it: osrt through the command, every call recorded.
+    how=(env)
+    [ "$s" = file_io_between_kernels ] &&
+      how=(env RUN_SAMPLE_VIA_CLI=1 RUN_SAMPLE_ACTIVITIES=default,osrt CUPTITRACE_OSRT_THRESHOLD=0)
+    [ "$s" = memory_alloc ] && how=(env RUN_SAMPLE_ACTIVITIES=default,memory)
+    [ "$s" = managed_faults ] && how=(env RUN_SAMPLE_ACTIVITIES=default,uvm)
+    "${how[@]}" bash tests/gpu/run_sample.sh "$BUILD/samples/$s" "$lib" "$cli" "$TRACES" >>"$LOGS/tests.log" 2>&1
     rc=$?
     case $rc in
       0) result=Passed ;;
@@ -88,6 +98,31 @@ else
     echo "gpu.robustness: FAILED" | tee -a "$LOGS/tests.log"
     status=1
   fi
+  for t in capture children; do
+    echo "== gpu.$t" | tee -a "$LOGS/tests.log"
+    if bash "tests/gpu/$t.sh" "$BUILD/samples" "$lib" "$TRACES/$t" >>"$LOGS/tests.log" 2>&1; then
+      echo "gpu.$t: Passed" | tee -a "$LOGS/tests.log"
+    else
+      echo "gpu.$t: FAILED" | tee -a "$LOGS/tests.log"
+      status=1
+    fi
+  done
+  echo "== gpu.graph_mode" | tee -a "$LOGS/tests.log"
+  bash tests/gpu/graph_mode.sh "$BUILD/samples/cuda_graph" "$lib" "$cli" "$TRACES/graph-mode" \
+    >>"$LOGS/tests.log" 2>&1
+  case $? in
+    0) echo "gpu.graph_mode: Passed" | tee -a "$LOGS/tests.log" ;;
+    77) echo "gpu.graph_mode: Skipped" | tee -a "$LOGS/tests.log" ;;
+    *) echo "gpu.graph_mode: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+  esac
+  echo "== gpu.spill_recover" | tee -a "$LOGS/tests.log"
+  bash tests/gpu/spill_recover.sh "$BUILD/bench/launch_loop" "$lib" "$cli" "$TRACES/spill-recover" \
+    >>"$LOGS/tests.log" 2>&1
+  case $? in
+    0) echo "gpu.spill_recover: Passed" | tee -a "$LOGS/tests.log" ;;
+    77) echo "gpu.spill_recover: Skipped" | tee -a "$LOGS/tests.log" ;;
+    *) echo "gpu.spill_recover: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+  esac
   echo "== gpu.bad_input" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/bad_input.sh "$BUILD/samples" "$lib" "$TRACES/bad-input" >>"$LOGS/tests.log" 2>&1; then
     echo "gpu.bad_input: Passed" | tee -a "$LOGS/tests.log"

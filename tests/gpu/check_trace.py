@@ -30,6 +30,9 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 
+import check_depth
+import check_features
+
 GPU_CATS = ("kernel", "memcpy", "memset")
 API_CATS = ("cuda_runtime", "cuda_driver")
 COPY_KINDS = ("HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP")
@@ -40,7 +43,8 @@ NVTX_TYPES = {"nvtx_pushpop": "PushPop", "nvtx_startend": "StartEnd", "nvtx_mark
 KNOWN_KEYS = (
     {"kernels", "memcpy", "memset", "launch_calls", "threads", "streams", "graph_launches",
      "nvtx_depth", "named_stream", "named_thread"}
-    | set(NVTX_TYPES) | set(MEMORY_KEYS) | {"memcpy_" + k for k in COPY_KINDS})
+    | set(NVTX_TYPES) | set(MEMORY_KEYS) | {"memcpy_" + k for k in COPY_KINDS}
+    | check_features.FEATURE_KEYS | check_depth.DEPTH_KEYS)
 # Numeric keys, in the order the summary lists them.
 COUNT_KEYS = (["kernels", "memcpy", "memset"] + list(NVTX_TYPES) + ["memcpy_" + k for k in COPY_KINDS]
               + list(MEMORY_KEYS) + ["launch_calls", "threads", "streams", "graph_launches", "nvtx_depth"])
@@ -222,6 +226,8 @@ def check_json(report, fmt, path, expect):
     check_json_links(report, fmt, events, gpu, api, expect)
     check_nesting(report, fmt, slices, expect)
     check_names(report, fmt, events, gpu, api, by_cat["nvtx"], expect)
+    check_features.check_json(report, fmt, slices, expect)
+    check_depth.check_json(report, fmt, events, slices, expect)
     return {"api": len(api)}
 
 
@@ -457,9 +463,13 @@ def check_csv(report, fmt, prefix, expect, json_counts):
                                  sum(1 for r in rows if memory in (r[src_col], r[dst_col])))
 
     if "api" in tables and json_counts is not None:
-        report.count(fmt, "api_rows (== API slices in the JSON)", json_counts["api"], len(tables["api"][1]))
+        # C library calls (domain osrt) are drawn in a category of their own.
+        cuda_rows = [r for r in tables["api"][1] if r.get("domain") != "osrt"]
+        report.count(fmt, "api_rows (== API slices in the JSON)", json_counts["api"], len(cuda_rows))
 
     check_csv_links(report, fmt, tables, expect)
+    check_features.check_csv(report, fmt, tables, read_csv, prefix, expect)
+    check_depth.check_csv(report, fmt, prefix, expect)
 
 
 def check_csv_links(report, fmt, tables, expect):
@@ -626,6 +636,7 @@ def main():
                 if converted:
                     check_csv(report, "native>csv", converted, expect, native_counts or json_counts)
                 check_stats(report, args.cuptitrace, native, expect)
+                check_depth.check_stats(report, args.cuptitrace, native, expect)
         check_reports_file(report, args.prefix)
     except ValueError as e:
         report.check("expect", "EXPECT line", False, str(e))

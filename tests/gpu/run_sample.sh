@@ -9,6 +9,11 @@
 # Leaves in OUTDIR: the trace (<sample>.json, .*.csv, .native, .native-check/),
 # the runs' output (<sample>.untraced.out, .stdout, .stderr), the checker's
 # report (<sample>.check.txt) and <sample>.summary.tsv (read by scripts/gpu-test.sh).
+#
+# RUN_SAMPLE_ACTIVITIES picks the activity kinds (default: default). With
+# RUN_SAMPLE_VIA_CLI=1 the traced run goes through the cuptitrace command
+# (which preloads the library when osrt is selected) instead of the bare
+# injection variables.
 set -u
 
 if [ $# -lt 4 ]; then
@@ -52,9 +57,15 @@ fi
 
 # 2. Traced, every output format. Only our variables are set; any other
 # CUPTITRACE_* in the caller's environment is left as it is.
-env CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$lib" \
-  CUPTITRACE_FORMAT=json,csv,native CUPTITRACE_ACTIVITIES=default CUPTITRACE_OUTPUT="$prefix" \
-  "$sample_bin" "$@" >"$prefix.stdout" 2>"$prefix.stderr"
+activities=${RUN_SAMPLE_ACTIVITIES:-default}
+if [ "${RUN_SAMPLE_VIA_CLI:-0}" = 1 ]; then
+  "$cli" --library "$lib" --format json,csv,native --activities "$activities" --output "$prefix" -- \
+    "$sample_bin" "$@" >"$prefix.stdout" 2>"$prefix.stderr"
+else
+  env CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$lib" \
+    CUPTITRACE_FORMAT=json,csv,native CUPTITRACE_ACTIVITIES="$activities" CUPTITRACE_OUTPUT="$prefix" \
+    "$sample_bin" "$@" >"$prefix.stdout" 2>"$prefix.stderr"
+fi
 rc=$?
 echo "== $name traced: exit $rc; stderr:"
 cat "$prefix.stderr"

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -64,6 +65,7 @@ TEST_CASE("config: nothing set gives the documented defaults") {
   CHECK(c.summary == SummaryMode::Stderr);
   CHECK(c.stepRange.empty());
   CHECK(c.coverageBasisPoints == 9000);
+  CHECK(c.splitBytes == 0);
 }
 
 TEST_CASE("config: good values of every variable") {
@@ -85,6 +87,10 @@ TEST_CASE("config: good values of every variable") {
       {"CUPTITRACE_COVERAGE", "90"},              {"CUPTITRACE_COVERAGE", "99.5"},
       {"CUPTITRACE_COVERAGE", "99.95"},           {"CUPTITRACE_COVERAGE", "100"},
       {"CUPTITRACE_COVERAGE", "1"},
+      {"CUPTITRACE_OUTPUT", "run-%q{OMPI_COMM_WORLD_RANK}-%n"}, {"CUPTITRACE_CAPTURE", "profiler"},
+      {"CUPTITRACE_CAPTURE", "nvtx:step@10-12"},  {"CUPTITRACE_CAPTURE", "time:10s+2s"},
+      {"CUPTITRACE_CAPTURE", "signal:USR1"},      {"CUPTITRACE_KERNEL_INCLUDE", "gemm|conv"},
+      {"CUPTITRACE_KERNEL_EXCLUDE", "^void at::"},
   };
   for (const auto& c : cases) {
     INFO(c.name << "=" << c.value);
@@ -107,7 +113,20 @@ TEST_CASE("config: good values of every variable") {
   CHECK(parseOne("CUPTITRACE_COVERAGE", "99.5", messages).coverageBasisPoints == 9950);
   CHECK(parseOne("CUPTITRACE_COVERAGE", "99.95", messages).coverageBasisPoints == 9995);
   CHECK(parseOne("CUPTITRACE_COVERAGE", "100", messages).coverageBasisPoints == 10000);
+  CHECK(parseOne("CUPTITRACE_CAPTURE", "nvtx:step@10-12", messages).capture.last == 12);
+  CHECK(parseOne("CUPTITRACE_KERNEL_EXCLUDE", "gemm", messages).kernelExclude == "gemm");
   CHECK(messages.empty());
+}
+
+TEST_CASE("config: capture windows, kernel filters and output templates refuse what they cannot use") {
+  std::vector<std::string> messages;
+  CHECK(parseOne("CUPTITRACE_KERNEL_INCLUDE", "gemm(", messages).kernelInclude.empty());
+  CHECK(parseOne("CUPTITRACE_KERNEL_EXCLUDE", "[a-", messages).kernelExclude.empty());
+  CHECK(parseOne("CUPTITRACE_CAPTURE", "nvtx:step@0", messages).capture.mode == CaptureMode::All);
+  CHECK(parseOne("CUPTITRACE_CAPTURE", "signal:TERM", messages).capture.mode == CaptureMode::All);
+  CHECK(parseOne("CUPTITRACE_OUTPUT", "run-%t", messages).output == "cuptitrace-%h-%p");
+  CHECK(parseOne("CUPTITRACE_OUTPUT", "run-%q{RANK", messages).output == "cuptitrace-%h-%p");
+  CHECK(messages.size() == 6);
 }
 
 TEST_CASE("config: bad values of every variable give one message and the default") {
@@ -118,6 +137,8 @@ TEST_CASE("config: bad values of every variable give one message and the default
   const std::map<std::string, std::set<std::string>> freeText = {
       {"CUPTITRACE_OUTPUT", {"", longValue}},
       {"CUPTITRACE_STEP_RANGE", {longValue}},
+      {"CUPTITRACE_KERNEL_INCLUDE", {longValue}},
+      {"CUPTITRACE_KERNEL_EXCLUDE", {longValue}},
   };
   for (const auto& v : configTable()) {
     for (const char* value : bad) {
@@ -182,4 +203,48 @@ TEST_CASE("config: the effective configuration names every variable") {
     INFO(name << "=" << value);
     CHECK(var(name).apply(value, c));
   }
+}
+
+TEST_CASE("config: CUPTITRACE_SPLIT takes 0, off or a size between 1M and 1T") {
+  struct Good {
+    const char* value;
+    uint64_t bytes;
+  };
+  for (const Good& g : {Good{"0", 0}, Good{"off", 0}, Good{" OFF ", 0}, Good{"1M", 1ull << 20},
+                        Good{"100M", 100ull << 20}, Good{"1G", 1ull << 30}, Good{"1536MiB", 1536ull << 20},
+                        Good{"1T", 1ull << 40}, Good{"1048576", 1ull << 20}}) {
+    INFO(g.value);
+    std::vector<std::string> messages;
+    CHECK(parseOne("CUPTITRACE_SPLIT", g.value, messages).splitBytes == g.bytes);
+    CHECK(messages.empty());
+  }
+  const std::string longNumber = std::string(4000, '9') + "M";
+  const std::string longText(10000, 'G');
+  for (const char* value : {"", " ", "-1", "-100M", "1K", "1023K", "1048575", "2T", "1P", "18446744073709551615",
+                            "99999999999999999999G", "1.5G", "100X", "100 M", "M", "abc", "on", "yes", "none",
+                            "auto", "1G,2G", longNumber.c_str(), longText.c_str()}) {
+    INFO(value);
+    std::vector<std::string> messages;
+    CHECK(parseOne("CUPTITRACE_SPLIT", value, messages).splitBytes == 0);
+    REQUIRE(messages.size() == 1);
+    CHECK_THAT(messages[0], Catch::Contains("CUPTITRACE_SPLIT") && Catch::Contains("between 1M and 1T"));
+    CHECK(messages[0].size() < 600);
+  }
+  std::vector<std::string> messages;
+  const Config c = parseOne("CUPTITRACE_SPLIT", "256M", messages);
+  const auto described = describeConfig(c);
+  CHECK(std::count(described.begin(), described.end(), std::make_pair(std::string("CUPTITRACE_SPLIT"),
+                                                                        std::string("256M"))) == 1);
+}
+
+TEST_CASE("config: json.gz is a format of its own") {
+  std::vector<std::string> messages;
+  CHECK(parseOne("CUPTITRACE_FORMAT", "json.gz", messages).formats == kFormatJsonGz);
+  CHECK(parseOne("CUPTITRACE_FORMAT", "json.gz,csv", messages).formats == (kFormatJsonGz | kFormatCsv));
+  CHECK(parseOne("CUPTITRACE_FORMAT", "JSON.GZ, json", messages).formats == (kFormatJsonGz | kFormatJson));
+  CHECK(messages.empty());
+  CHECK(formatNames(kFormatJson | kFormatJsonGz) == "json,json.gz");
+  parseOne("CUPTITRACE_FORMAT", "json.gzip", messages);
+  parseOne("CUPTITRACE_FORMAT", "gz", messages);
+  CHECK(messages.size() == 2);
 }

@@ -210,7 +210,8 @@ TEST_CASE("chrome json: processes and tracks carry their names") {
   const Exported e = exportSample();
   const json& ev = e.events();
   CHECK(nameOf(ev, "process_name", kHostPid, kHostPid) == "sample_app");
-  CHECK(nameOf(ev, "process_name", kGpuPid, kGpuPid) == "GPU 0: NVIDIA H100 80GB HBM3");
+  CHECK(nameOf(ev, "process_name", kGpuPid, kGpuPid) ==
+        "GPU 0: NVIDIA H100 80GB HBM3 (CC 9.0, 132 SMs, 85.0 GiB, 1980 MHz)");
   CHECK(nameOf(ev, "thread_name", kHostPid, 4242) == "Main thread");
   CHECK(nameOf(ev, "thread_name", kHostPid, 4243) == "worker");
   CHECK(nameOf(ev, "thread_name", kHostPid, kOverheadTid) == "CUPTI overhead");
@@ -249,7 +250,7 @@ TEST_CASE("chrome json: a device named with NVTX keeps its name; an unknown one 
   t.store.add(k);
   const Exported e = exportTrace(t);
   CHECK(nameOf(e.events(), "process_name", gpuProcessId(kHostPid, 0), gpuProcessId(kHostPid, 0)) ==
-        "GPU 0: trainer GPU");
+        "GPU 0: trainer GPU (CC 9.0, 132 SMs, 85.0 GiB, 1980 MHz)");
   CHECK(nameOf(e.events(), "process_name", gpuProcessId(kHostPid, 3), gpuProcessId(kHostPid, 3)) ==
         "GPU 3");
 }
