@@ -137,6 +137,12 @@ bool ActivityCollector::start(std::string& error) {
       enabled_.push_back(kind);
       continue;
     }
+    if (kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER && status == CUPTI_ERROR_NOT_READY) {
+      // While the driver is still initialising (the library is loaded from
+      // cuInit), CUPTI cannot enable these yet: the first context does it.
+      uvmDeferred_ = true;
+      continue;
+    }
     if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT ||
         kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {
       continue;  // nice to have; tracks get default names
@@ -223,6 +229,31 @@ void ActivityCollector::drainLoop() {
   }
 }
 
+void ActivityCollector::onContextCreated() {
+  if (!uvmDeferred_.load(std::memory_order_acquire) || !started_ || cuptiBarred()) return;
+  std::lock_guard<std::mutex> lock(uvmMutex_);
+  if (!uvmDeferred_) return;
+  // The counters are chosen again now that the device is known, then enabled.
+  configureUvmCounters();
+  const CUptiResult status = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+  logger().debug("unified memory counters at context creation: {}", resultText(status));
+  if (status == CUPTI_ERROR_NOT_READY) return;  // the next context tries again
+  uvmDeferred_ = false;
+  if (status == CUPTI_SUCCESS) {
+    uvmEnabled_ = true;
+  } else {
+    uvmRefused_ = true;
+    logger().warn("CUPTI cannot record uvm here ({}); tracing goes on without it", resultText(status));
+  }
+}
+
+void ActivityCollector::setUvm(bool on) {
+  std::lock_guard<std::mutex> lock(uvmMutex_);
+  if (!uvmEnabled_) return;
+  CUPTI_CHECK(on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)
+                 : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER));
+}
+
 void ActivityCollector::flush() {
   const osrt::FlushScope flushing;
   if (started_ && !cuptiBarred()) CUPTI_CHECK(cuptiActivityFlushAll(0));
@@ -235,6 +266,7 @@ bool ActivityCollector::setRecording(bool on) {
     if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT) continue;
     ok = CUPTI_CHECK(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind)) == CUPTI_SUCCESS && ok;
   }
+  setUvm(on);
   return ok;
 }
 
@@ -242,6 +274,7 @@ void ActivityCollector::prepareDetach() {
   if (!started_ || cuptiBarred()) return;
   const osrt::FlushScope flushing;
   for (auto kind : enabled_) cuptiActivityDisable(kind);
+  setUvm(false);
   CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   drainPending();
 }
@@ -265,6 +298,7 @@ void ActivityCollector::stop() {
   drainPending();
   if (attached) {
     for (auto kind : enabled_) cuptiActivityDisable(kind);
+    setUvm(false);
     // Records that completed while disabling.
     CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     drainPending();
@@ -276,6 +310,8 @@ void ActivityCollector::publishCounters() {
   decoder_.publishCounters();
   // A kind asked for that CUPTI refused: its records are missing for that reason.
   for (const char* kind : refused_) trace_.counters[std::string("refused_kind.") + kind] = 1;
+  if (uvmRefused_ || uvmDeferred_) trace_.counters["refused_kind.uvm"] = 1;
+  if (uvmDeferred_) logger().warn("unified memory counters were never enabled: no CUDA context became ready for them");
   if (uvmCounters_ != 0) trace_.counters["uvm_counters_configured"] = uvmCounters_;
   trace_.counters["dropped.cupti"] = cuptiDropped_.load();
   trace_.counters["cupti_buffers_refused"] = pool_.refused();

@@ -42,6 +42,10 @@ class ActivityCollector {
   // handed over and decoded. From the detach on, stop() calls CUPTI no more.
   void prepareDetach();
 
+  // A context was created (on the program's thread, in a CUPTI callback):
+  // enables what CUPTI could not enable before the driver was ready.
+  void onContextCreated();
+
   // Counters for the trace metadata.
   void publishCounters();
 
@@ -77,7 +81,13 @@ class ActivityCollector {
   std::atomic<uint64_t> cuptiDropped_{0};
   std::atomic<uint64_t> buffersCompleted_{0};
   std::vector<CUpti_ActivityKind> enabled_;
-  std::vector<const char*> refused_;  // optional kinds CUPTI refused ("memory", "uvm", "graph")
+  std::vector<const char*> refused_;
+  // Unified memory counters, when CUPTI could not enable them at start.
+  void setUvm(bool on);
+  std::mutex uvmMutex_;
+  std::atomic<bool> uvmDeferred_{false};
+  bool uvmEnabled_ = false;  // under uvmMutex_
+  bool uvmRefused_ = false;  // under uvmMutex_  // optional kinds CUPTI refused ("memory", "uvm", "graph")
   uint32_t uvmCounters_ = 0;          // unified memory counters configured
   bool started_ = false;
 };

@@ -26,6 +26,7 @@ bool CallbackSubscriber::subscribe(std::string& error) {
   }
   CUPTI_CHECK(cuptiEnableCallback(1, handle_, CUPTI_CB_DOMAIN_RESOURCE,
                                   CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+  CUPTI_CHECK(cuptiEnableCallback(1, handle_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
   return true;
 }
 
@@ -116,6 +117,9 @@ void CUPTIAPI CallbackSubscriber::dispatch(void* userdata, CUpti_CallbackDomain 
   }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     if (self->contextDestroyHook_) self->contextDestroyHook_();
+  }
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+    if (self->contextCreateHook_) self->contextCreateHook_();
   }
 }
 

@@ -41,6 +41,8 @@ class CallbackSubscriber {
   CUptiResult enableApiCallbacks(bool on);
   // Called before a context is destroyed (on the program's thread).
   void onContextDestroy(std::function<void()> hook) { contextDestroyHook_ = std::move(hook); }
+  // Called after a context is created (on the program's thread).
+  void onContextCreate(std::function<void()> hook) { contextCreateHook_ = std::move(hook); }
   void unsubscribe();
 
  private:
@@ -52,6 +54,7 @@ class CallbackSubscriber {
   std::atomic<CaptureControl*> capture_{nullptr};
   std::atomic<CuptiDetach*> detach_{nullptr};
   std::function<void()> contextDestroyHook_;
+  std::function<void()> contextCreateHook_;
 };
 
 }  // namespace cuptitrace

@@ -139,6 +139,7 @@ bool Tracer::startCollection() {
   }
   // Records of a context are flushed before it goes away (cudaDeviceReset, cuCtxDestroy).
   subscriber_->onContextDestroy([this] { collector_->flush(); });
+  subscriber_->onContextCreate([this] { collector_->onContextCreated(); });
   // Before the capture thread starts: a detach stops it.
   externalIds_ = std::make_unique<ExternalIds>(nvtxRecorder_, trace_.strings);
   if (capture_) startCapture();
