@@ -123,6 +123,13 @@ else
     77) echo "gpu.spill_recover: Skipped" | tee -a "$LOGS/tests.log" ;;
     *) echo "gpu.spill_recover: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
   esac
+  echo "== gpu.merge" | tee -a "$LOGS/tests.log"
+  if bash tests/gpu/merge.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/merge" >>"$LOGS/tests.log" 2>&1; then
+    echo "gpu.merge: Passed" | tee -a "$LOGS/tests.log"
+  else
+    echo "gpu.merge: FAILED" | tee -a "$LOGS/tests.log"
+    status=1
+  fi
   echo "== gpu.bad_input" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/bad_input.sh "$BUILD/samples" "$lib" "$TRACES/bad-input" >>"$LOGS/tests.log" 2>&1; then
     echo "gpu.bad_input: Passed" | tee -a "$LOGS/tests.log"
