@@ -69,11 +69,11 @@ bool isOsrt(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDom
 // the string literals of this file (nothing to escape, length known at
 // compile time); escapedKey() takes any other. Inlined whatever the size of
 // the writer using them: each is a few stores once the key's length is known.
-#define CUPTITRACE_JSON_MEMBER template <size_t N> inline __attribute__((always_inline)) void
+#define JSON_MEMBER_FN template <size_t N> inline __attribute__((always_inline)) void
 class JsonObject {
  public:
   explicit JsonObject(JsonText& b) : b_(b) { b_.put('{'); }
-  CUPTITRACE_JSON_MEMBER key(const char (&name)[N]) {
+  JSON_MEMBER_FN key(const char (&name)[N]) {
     if (first_) {
       first_ = false;
       b_.put('"');
@@ -89,31 +89,31 @@ class JsonObject {
     b_.quoted(name);
     b_.put(':');
   }
-  CUPTITRACE_JSON_MEMBER u(const char (&name)[N], uint64_t v) {
+  JSON_MEMBER_FN u(const char (&name)[N], uint64_t v) {
     key(name);
     b_.uint(v);
   }
-  CUPTITRACE_JSON_MEMBER i(const char (&name)[N], int64_t v) {
+  JSON_MEMBER_FN i(const char (&name)[N], int64_t v) {
     key(name);
     b_.sint(v);
   }
-  CUPTITRACE_JSON_MEMBER s(const char (&name)[N], std::string_view v) {
+  JSON_MEMBER_FN s(const char (&name)[N], std::string_view v) {
     key(name);
     b_.quoted(v);
   }
   // Text of our own (enum names): nothing to escape.
-  CUPTITRACE_JSON_MEMBER plain(const char (&name)[N], std::string_view v) {
+  JSON_MEMBER_FN plain(const char (&name)[N], std::string_view v) {
     key(name);
     b_.put('"');
     b_.put(v);
     b_.put('"');
   }
-  CUPTITRACE_JSON_MEMBER b(const char (&name)[N], bool v) {
+  JSON_MEMBER_FN b(const char (&name)[N], bool v) {
     key(name);
     v ? b_.lit("true") : b_.lit("false");
   }
   // `json` is already JSON text (a quoted, escaped string from a cache).
-  CUPTITRACE_JSON_MEMBER raw(const char (&name)[N], std::string_view json) {
+  JSON_MEMBER_FN raw(const char (&name)[N], std::string_view json) {
     key(name);
     b_.put(json);
   }
@@ -123,7 +123,7 @@ class JsonObject {
   JsonText& b_;
   bool first_ = true;
 };
-#undef CUPTITRACE_JSON_MEMBER
+#undef JSON_MEMBER_FN
 
 enum class TrackKind : uint8_t { HostThread, Overhead, Stream, Sync };
 

@@ -14,7 +14,7 @@
 // copy becomes moves of known size); forced, because in large writer
 // functions the compiler otherwise gives up inlining them and every one
 // becomes a call and a variable-size memcpy.
-#define CUPTITRACE_JSON_INLINE inline __attribute__((always_inline))
+#define JSON_TEXT_INLINE inline __attribute__((always_inline))
 
 namespace cuptitrace {
 
@@ -28,15 +28,15 @@ class JsonText {
   size_t size() const { return size_; }
   void clear() { size_ = 0; }
   // Makes room for `n` more bytes.
-  CUPTITRACE_JSON_INLINE void reserve(size_t n) {
+  JSON_TEXT_INLINE void reserve(size_t n) {
     if (capacity_ - size_ < n) grow(n);
   }
 
-  CUPTITRACE_JSON_INLINE void put(char c) {
+  JSON_TEXT_INLINE void put(char c) {
     reserve(1);
     data_[size_++] = c;
   }
-  CUPTITRACE_JSON_INLINE void put(std::string_view s) {
+  JSON_TEXT_INLINE void put(std::string_view s) {
     if (s.empty()) return;  // memcpy from or to nullptr is undefined, even for 0 bytes
     reserve(s.size());
     std::memcpy(data_.get() + size_, s.data(), s.size());
@@ -44,12 +44,12 @@ class JsonText {
   }
   // A string literal: its length is known at compile time, so is the copy.
   template <size_t N>
-  CUPTITRACE_JSON_INLINE void lit(const char (&s)[N]) {
+  JSON_TEXT_INLINE void lit(const char (&s)[N]) {
     put(std::string_view(s, N - 1));
   }
 
-  CUPTITRACE_JSON_INLINE void uint(uint64_t v) { number(v); }
-  CUPTITRACE_JSON_INLINE void sint(int64_t v) { number(v); }
+  JSON_TEXT_INLINE void uint(uint64_t v) { number(v); }
+  JSON_TEXT_INLINE void sint(int64_t v) { number(v); }
 
   // `ns` nanoseconds written as microseconds with exactly three decimals
   // ("1234.567", "-0.001"), by integer arithmetic so nothing is rounded.
@@ -77,7 +77,7 @@ class JsonText {
   // valid JSON whatever bytes a kernel or range name holds.
   void escaped(std::string_view s);
   // `s` escaped and in quotes.
-  CUPTITRACE_JSON_INLINE void quoted(std::string_view s) {
+  JSON_TEXT_INLINE void quoted(std::string_view s) {
     put('"');
     escaped(s);
     put('"');
@@ -107,4 +107,4 @@ class JsonText {
 
 }  // namespace cuptitrace
 
-#undef CUPTITRACE_JSON_INLINE
+#undef JSON_TEXT_INLINE
