@@ -6,21 +6,11 @@
 
 #include "collectors/cupti_versions.h"
 #include "collectors/decoder.h"
+#include "activity_fixture.h"
 
 using namespace cuptitrace;
-
-namespace {
-
-template <typename T>
-T zeroed() {
-  T value;
-  std::memset(&value, 0, sizeof(value));
-  return value;
-}
-
-const CUpti_Activity* asActivity(const void* p) { return static_cast<const CUpti_Activity*>(p); }
-
-}  // namespace
+using cuptitrace::testing::asActivity;
+using cuptitrace::testing::zeroed;
 
 TEST_CASE("decoder: kernel record keeps every field") {
   Trace trace;

@@ -6,19 +6,14 @@
 
 #include "collectors/cupti_versions.h"
 #include "collectors/decoder.h"
+#include "activity_fixture.h"
 
 using namespace cuptitrace;
+using cuptitrace::testing::asActivity;
+using cuptitrace::testing::zeroed;
 
 namespace {
 
-template <typename T>
-T zeroed() {
-  T value;
-  std::memset(&value, 0, sizeof(value));
-  return value;
-}
-
-const CUpti_Activity* asActivity(const void* p) { return static_cast<const CUpti_Activity*>(p); }
 
 // Kernel names live for the process's life, as CUPTI's do.
 const char* const kGemm = "_Z11gemm_kernelIfLi128EEvPKfPfi";  // gemm_kernel<float, 128>(...)
