@@ -210,10 +210,11 @@ TEST_CASE("capture control: a time window opens and closes on the clock") {
     return r.recording.size() == 3;
   }));
   c.stop();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  CHECK(r.recording == std::vector<bool>{false, true, false});
+  // The control's lock is never taken under the recorder's (the control takes them the other way round).
   const auto windows = c.windows(0);
   REQUIRE(windows.size() == 1);
+  std::lock_guard<std::mutex> lock(r.mutex);
+  CHECK(r.recording == std::vector<bool>{false, true, false});
 }
 
 TEST_CASE("capture control: past a time window's end CUPTI is detached, after a pause, until done") {
@@ -229,9 +230,9 @@ TEST_CASE("capture control: past a time window's end CUPTI is detached, after a 
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   CHECK(r.detaches.load() == 3);  // done: never called again
   c.stop();
+  CHECK(c.windows(0).size() == 1);
   std::lock_guard<std::mutex> lock(r.mutex);
   CHECK(r.recording == std::vector<bool>{false});  // on from the start, off at the end
-  CHECK(c.windows(0).size() == 1);
 }
 
 TEST_CASE("capture control: the last range of a bounded NVTX span closing detaches CUPTI") {
