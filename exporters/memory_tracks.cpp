@@ -517,8 +517,9 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
     if (device == kUvmNoDevice) return options.hostProcessUuid;
     const uint64_t known = options.gpuProcessUuid ? options.gpuProcessUuid(device) : 0;
     if (known != 0) return known;
-    const auto [it, added] = processUuid.try_emplace(device, 0);
-    if (added) {
+    const auto inserted = processUuid.try_emplace(device, 0);
+    const auto it = inserted.first;  // a plain name: C++17 lambdas cannot capture bindings
+    if (inserted.second) {
       it->second = ++nextUuid;
       describeIn(processes, processesAt, [&](ProtoWriter& p) {
         p.varintField(kTrackUuid, it->second);
