@@ -20,21 +20,12 @@
 
 #include "core/trace.h"
 #include "exporters/reports.h"
+#include "bench/bench_util.h"
 
 using namespace cuptitrace;
+using cuptitrace::bench::Rng;
 
 namespace {
-
-struct Rng {  // xorshift64*: fast, fixed sequence for a seed
-  uint64_t s;
-  uint64_t next() {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 2685821657736338717ull;
-  }
-  uint64_t below(uint64_t n) { return next() % n; }
-};
 
 // "VmRSS" or "VmHWM" of this process in KiB, 0 when unknown.
 uint64_t statusKiB(const char* key) {
