@@ -7,6 +7,9 @@
 // of their own, each launch inside an NVTX range of the thread's own: what a
 // tracer's shared locks cost shows in the time per launch (the loop's wall
 // time over all N launches).
+//
+// Last it prints the wall-clock time at which it returns from main, so that
+// the delay from there to the end of the process can be measured.
 #include <nvtx3/nvToolsExt.h>
 
 #include <atomic>
@@ -17,6 +20,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <time.h>
 
 __global__ void tiny(int* p) {
   if (threadIdx.x == 0) p[blockIdx.x] += 1;
@@ -126,5 +131,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "launch_loop: N must be at least the number of threads\n");
     return 2;
   }
-  return threads > 0 ? manyThreads(n, threads) : singleThread(n);
+  const int status = threads > 0 ? manyThreads(n, threads) : singleThread(n);
+  // When the program's exit begins (wall clock): what comes after it, a
+  // tracer writing its trace included, is the exit delay scripts/bench.sh reports.
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  std::printf("launch_loop: exit at %lld ns\n",
+              static_cast<long long>(now.tv_sec) * 1000000000ll + now.tv_nsec);
+  std::fflush(stdout);
+  return status;
 }

@@ -17,7 +17,11 @@
 # floor_default. The *_threads rows run the loop from THREADS host threads at
 # once, each on its own stream with an NVTX range around each launch
 # (launch_loop threads=T): shared locks on the launching threads show there.
-#   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000, TORCH_N=40000, THREADS=32
+# The exit rows measure the delay from the loop's return from main to the end
+# of the process (EXIT_N launches: the trace is written in that time), per
+# million records of the trace.
+#   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000, TORCH_N=40000,
+#                                   THREADS=32, EXIT_N=1000000
 set -u
 BUILD=${1:-${BUILD:-build-gpu}}
 RUNS=${RUNS:-5}
@@ -100,6 +104,40 @@ for name in "${order[@]}"; do
   esac
   printf '%-20s %16s %14s %18s %16s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor"
 done
+
+# Exit delay: from the loop's return from main (it prints the wall-clock time)
+# to the end of the process, for EXIT_N launches with the default kinds,
+# writing JSON or Perfetto protobuf; untraced for what CUDA's own exit takes.
+# Records are the trace's kernels and runtime calls, counted in the JSON.
+EXIT_N=${EXIT_N:-1000000}
+declare -A delay
+exit_rows=(exit_untraced exit_json exit_pftrace)
+for run in $(seq "$RUNS"); do
+  for name in "${exit_rows[@]}"; do
+    rm -f "$out/$name".json "$out/$name".pftrace
+    case $name in
+      exit_untraced) e="" ;;
+      exit_json) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=json" ;;
+      exit_pftrace) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=pftrace" ;;
+    esac
+    line=$($PIN env $e CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 $loop "$EXIT_N" 2>"$out/$name.err")
+    t1=$(date +%s%N)
+    at=$(sed -n 's/.*exit at \([0-9]*\) ns/\1/p' <<<"$line")
+    [ -n "$at" ] || { echo "bench: $name run $run failed: $(tail -2 "$out/$name.err")" >&2; exit 1; }
+    delay[$name]+="$(((t1 - at) / 1000000)) "
+  done
+done
+records=$(( $(grep -c '"cat":"kernel"' "$out/exit_json.json") + $(grep -c '"cat":"cuda_runtime"' "$out/exit_json.json") ))
+printf '\n%-20s %16s %12s %16s\n' "exit ($EXIT_N launches)" "delay ms (med)" records "s per M records"
+for name in "${exit_rows[@]}"; do
+  d=$(median <<<"${delay[$name]}")
+  n=$records; [ "$name" = exit_untraced ] && n=0
+  per=$(awk -v d="$d" -v n="$n" 'BEGIN {if (n > 0) printf "%.3f", d / 1000 / (n / 1e6); else print "-"}')
+  printf '%-20s %16s %12s %16s\n' "$name" "$d" "$n" "$per"
+done
+echo "exit delay samples (ms):"
+for name in "${exit_rows[@]}"; do echo "  $name: ${delay[$name]}"; done
+
 echo
 echo "per-launch samples (us):"
 for name in "${order[@]}"; do echo "  $name: ${per_launch[$name]}"; done
