@@ -5,33 +5,6 @@
 #include "exporters/report_data.h"
 
 namespace cuptitrace::reports {
-namespace {
-
-uint64_t totalOf(const std::vector<Group>& groups) {
-  uint64_t total = 0;
-  for (const auto& g : groups) total += g.time.total;
-  return total;
-}
-
-ReportTable timeTable(const char* name, const char* title, std::vector<Group> groups,
-                      const char* countTitle, const char* countKey, const char* nameTitle) {
-  ReportTable table;
-  table.name = name;
-  table.title = title;
-  table.columns = timeStatColumns(countTitle, countKey);
-  table.columns.push_back({nameTitle, "name", ColumnType::Name});
-  sortByTotal(groups);
-  const uint64_t total = totalOf(groups);
-  for (const auto& g : groups) {
-    std::vector<Cell> row;
-    appendTimeStats(row, g, total);
-    row.push_back(Cell::text(g.name));
-    table.rows.push_back(std::move(row));
-  }
-  return table;
-}
-
-}  // namespace
 
 ReportTable gpuActivitiesReport(ReportData& data) {
   std::vector<Group> groups = data.kernels();
@@ -72,7 +45,7 @@ ReportTable kernelsReport(ReportData& data) {
     table.columns.push_back({"Block", "block", ColumnType::Text});
   }
   table.columns.push_back({"Name", "name", ColumnType::Name});
-  const uint64_t total = totalOf(groups);
+  const uint64_t total = totalTime(groups);
   for (const auto& g : groups) {
     std::vector<Cell> row;
     appendTimeStats(row, g, total);

@@ -321,18 +321,18 @@ const std::vector<Group>& ReportData::memoryOps() {
   return *memoryOps_;
 }
 
-const std::vector<Group>& ReportData::api() {
-  if (api_) return *api_;
+std::vector<Group> ReportData::callGroups(bool osrt, Untimed& untimed) {
   std::vector<uint32_t> slots(trace_.strings.size(), kNoSlot);
   std::vector<Builder> builders;
-  Untimed& untimed = untimed_[static_cast<size_t>(RecordKind::Api)];
   untimed = {};
   const auto& records = trace_.store.records<ApiRecord>();
   std::vector<uint64_t> sizes;  // first pass: slots and sizes, as in kernels()
-  // CPU-side libc calls (osrt) are not CUDA API calls: they have no place in this table.
-  const auto isOsrt = [](const ApiRecord& a) { return a.domain == static_cast<uint8_t>(ApiDomain::Osrt); };
+  // CPU-side libc calls (osrt) are not CUDA API calls: each side has its own table.
+  const auto wanted = [osrt](const ApiRecord& a) {
+    return (a.domain == static_cast<uint8_t>(ApiDomain::Osrt)) == osrt;
+  };
   records.forEach([&](const ApiRecord& a) {
-    if (isOsrt(a)) return;
+    if (!wanted(a)) return;
     if (a.name >= slots.size()) slots.resize(a.name + 1, kNoSlot);
     uint32_t& slot = slots[a.name];
     if (slot == kNoSlot) {
@@ -346,7 +346,7 @@ const std::vector<Group>& ReportData::api() {
   });
   for (size_t i = 0; i < builders.size(); ++i) builders[i].durations.reserve(sizes[i]);
   records.forEach([&](const ApiRecord& a) {
-    if (isOsrt(a)) return;
+    if (!wanted(a)) return;
     Builder& b = builders[slots[a.name]];
     ++b.group.records;
     addExample(b.group, a.correlationId);
@@ -354,13 +354,30 @@ const std::vector<Group>& ReportData::api() {
       b.durations.push_back(a.end - a.start);
     } else {
       noteUntimed(untimed, [&] {
-        return b.group.name + " (correlation " + std::to_string(a.correlationId) + ")";
+        // An osrt call has no correlation id worth naming: its thread finds it.
+        return b.group.name + (osrt ? " (thread " + std::to_string(a.threadId) + ")"
+                                    : " (correlation " + std::to_string(a.correlationId) + ")");
       });
     }
   });
+  return finish(builders, false);
+}
+
+const std::vector<Group>& ReportData::api() {
+  if (api_) return *api_;
+  api_ = callGroups(false, untimed_[static_cast<size_t>(RecordKind::Api)]);
   untimedDone_[static_cast<size_t>(RecordKind::Api)] = true;
-  api_ = finish(builders, false);
   return *api_;
+}
+
+const std::vector<Group>& ReportData::osrt() {
+  if (!osrt_) osrt_ = callGroups(true, osrtUntimed_);
+  return *osrt_;
+}
+
+const Untimed& ReportData::osrtUntimed() {
+  osrt();
+  return osrtUntimed_;
 }
 
 const std::vector<Group>& ReportData::ranges() {
@@ -592,6 +609,30 @@ void sortByTotal(std::vector<Group>& groups) {
 
 double percent(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+uint64_t totalTime(const std::vector<Group>& groups) {
+  uint64_t total = 0;
+  for (const auto& g : groups) total += g.time.total;
+  return total;
+}
+
+ReportTable timeTable(const char* name, const char* title, std::vector<Group> groups,
+                      const char* countTitle, const char* countKey, const char* nameTitle) {
+  ReportTable table;
+  table.name = name;
+  table.title = title;
+  table.columns = timeStatColumns(countTitle, countKey);
+  table.columns.push_back({nameTitle, "name", ColumnType::Name});
+  sortByTotal(groups);
+  const uint64_t total = totalTime(groups);
+  for (const auto& g : groups) {
+    std::vector<Cell> row;
+    appendTimeStats(row, g, total);
+    row.push_back(Cell::text(g.name));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
 }
 
 std::vector<Column> timeStatColumns(const char* countTitle, const char* countKey) {

@@ -95,9 +95,11 @@ class ReportData {
   const std::vector<Group>& kernelsByConfig();  // per kernel name, grid and block
   const std::vector<Group>& copies();           // per copy kind, and all memsets: nvprof's rows
   const std::vector<Group>& memoryOps();        // per copy kind and memory kinds; memsets per kind
-  const std::vector<Group>& api();              // per API name
+  const std::vector<Group>& api();              // per API name, runtime and driver calls
+  const std::vector<Group>& osrt();             // per C library function (the osrt activity)
   const std::vector<Group>& ranges();           // per NVTX domain, message and style
   const Untimed& untimed(RecordKind kind);      // kernel, memcpy, memset, api, nvtx
+  const Untimed& osrtUntimed();                 // osrt calls share RecordKind::Api
   uint64_t nvtxMarks();                         // instants, not ranges
   const std::vector<std::string>& openRangeExamples();
   const std::vector<DeviceBusy>& devices();
@@ -105,13 +107,17 @@ class ReportData {
 
  private:
   void ensureDevices();
+  // Per-name groups of the API records of one side: CUDA calls or C library calls.
+  std::vector<Group> callGroups(bool osrt, Untimed& untimed);
 
   const Trace& trace_;
   const ReportOptions& options_;
   DemangleCache demangler_;
   std::vector<const std::string*> demangled_;
-  std::optional<std::vector<Group>> kernels_, kernelsByConfig_, copies_, memoryOps_, api_, ranges_;
+  std::optional<std::vector<Group>> kernels_, kernelsByConfig_, copies_, memoryOps_, api_, osrt_,
+      ranges_;
   std::array<Untimed, kRecordKindCount> untimed_{};
+  Untimed osrtUntimed_;
   std::array<bool, kRecordKindCount> untimedDone_{};
   uint64_t marks_ = 0;
   std::vector<std::string> openExamples_;
@@ -125,6 +131,11 @@ class ReportData {
 void sortByTotal(std::vector<Group>& groups);
 // "Time(%)": part of whole, in percent; 0 when whole is 0.
 double percent(uint64_t part, uint64_t whole);
+// Sum of the groups' total times.
+uint64_t totalTime(const std::vector<Group>& groups);
+// A per-name time table (sorted by total): the time statistics, then the name.
+ReportTable timeTable(const char* name, const char* title, std::vector<Group> groups,
+                      const char* countTitle, const char* countKey, const char* nameTitle);
 
 // The report builders (report_*.cpp).
 ReportTable gpuActivitiesReport(ReportData& data);
@@ -137,10 +148,13 @@ ReportTable utilizationReport(ReportData& data);
 ReportTable breakdownReport(ReportData& data);
 ReportTable coverageReport(ReportData& data);
 ReportTable findingsReport(ReportData& data);
-ReportTable gpuMemoryReport(ReportData& data);   // report_memory.cpp
+ReportTable gpuMemoryReport(ReportData& data);  // report_memory.cpp
 ReportTable allocationsReport(ReportData& data);
 ReportTable leaksReport(ReportData& data);
-ReportTable graphsReport(ReportData& data);      // report_graphs.cpp
+ReportTable graphsReport(ReportData& data);       // report_graphs.cpp
+ReportTable uvmReport(ReportData& data);          // report_uvm.cpp
+ReportTable osrtReport(ReportData& data);         // report_osrt.cpp
+ReportTable externalIdsReport(ReportData& data);  // report_external_ids.cpp
 
 // Columns and cells that several reports share.
 std::vector<Column> timeStatColumns(const char* countTitle, const char* countKey);

@@ -44,6 +44,12 @@ const std::vector<Entry>& entries() {
        reports::allocationsReport},
       {{"leaks", "allocations never freed while the trace ran, largest first"}, reports::leaksReport},
       {{"graphs", "CUDA graphs: launches and their times, per graph"}, reports::graphsReport},
+      {{"uvm", "unified memory per device: migrations (bytes, time) and page faults, per counter"},
+       reports::uvmReport},
+      {{"osrt", "C library calls that blocked (osrt activity) by total time, per function"},
+       reports::osrtReport},
+      {{"external_ids", "GPU time, kernels and API calls per external id and named scope"},
+       reports::externalIdsReport},
   };
   return table;
 }

@@ -13,6 +13,12 @@
 //   breakdown       time per step (or the whole run): Kernel, Memcpy, Memset, Runtime API, Sync,
 //   Other coverage        the fewest GPU activities and API calls that cover 90% of their time
 //   findings        what stands out, in words, with the numbers and records behind it
+//   gpu_memory      per device and memory kind: allocations, peak bytes, what was never freed
+//   allocations     the largest allocations; leaks: those never freed
+//   graphs          CUDA graph launches, per graph
+//   uvm             unified memory per device and counter: bytes migrated, faults (nsys um_sum)
+//   osrt            C library calls that blocked, per function (nsys osrt_sum)
+//   external_ids    GPU time per external id and named scope (the PyTorch profiler's per-op time)
 //
 // Statistics are exact: medians and standard deviations are over all values
 // (the sample standard deviation, n - 1, as nsys prints it). Rows are sorted

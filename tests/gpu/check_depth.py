@@ -12,6 +12,13 @@ As a module of check_trace.py, EXPECT keys (samples/memory_alloc.cu, managed_fau
 and, for a sample with graph_launches (samples/cuda_graph.cu, node records): every
 kernel and set carries graph_id and graph_node_id and was launched by cudaGraphLaunch.
 
+The reports of the native trace (`cuptitrace stats --report NAME --format json`) agree
+with the same keys: `leaks` and `gpu_memory` with mem_leak_bytes and mem_peak_bytes;
+`uvm` with the uvm_* keys (a row per counter, bytes for migrations); and, with the keys
+check_features.py reads, `osrt` with osrt_calls (samples/file_io_between_kernels.cu) and
+`external_ids` with ext_ids and ext_scopes (samples/external_ids.cu: kernels per id and per
+innermost scope, each launched by a call counted in the same row).
+
 As a command, the graph-level mode (CUPTITRACE_GRAPHS=graph) of one traced run:
 
   check_depth.py graph-mode PREFIX --launches N [--cuptitrace BIN]
@@ -158,6 +165,59 @@ def stats_report(cli, native, name):
         return None, str(e)
 
 
+def check_uvm_report(report, fmt, cli, native, expect):
+    """uvm report: rows per device and counter; counts summed over devices."""
+    rows, why = stats_report(cli, native, "uvm")
+    if not report.check(fmt, "cuptitrace stats --report uvm", rows is not None, why):
+        return
+    counts, moved = Counter(), Counter()
+    for r in rows:
+        counts[r.get("counter")] += int(r.get("count") or 0)
+        moved[r.get("counter")] += int(r.get("total_bytes") or 0)
+    for key, counter in UVM_KEYS.items():
+        if key in expect:
+            report.count(fmt, f"{key} (uvm report)", int(expect[key]), counts[counter], at_least=True)
+    for counter in ("HtoD", "DtoH"):
+        if counts[counter]:
+            report.check(fmt, f"uvm report: {counter} rows move bytes", moved[counter] > 0,
+                         f"{moved[counter]} bytes in {counts[counter]} migrations")
+
+
+def check_osrt_report(report, fmt, cli, native, expect):
+    """osrt report: a row per C library function, at least the sample's calls each, timed."""
+    rows, why = stats_report(cli, native, "osrt")
+    if not report.check(fmt, "cuptitrace stats --report osrt", rows is not None, why):
+        return
+    by_name = {r.get("name"): r for r in rows}
+    for name, n in parse_counts(expect["osrt_calls"]).items():
+        row = by_name.get(name) or {}
+        report.count(fmt, f"osrt_calls[{name}] (osrt report)", n, int(row.get("calls") or 0), at_least=True)
+        report.check(fmt, f"osrt report: {name} has a total time", int(row.get("total_ns") or 0) > 0,
+                     f"total_ns {row.get('total_ns')}")
+
+
+def check_external_ids_report(report, fmt, cli, native, expect):
+    """external_ids report: kernels per id and per innermost scope, as the sample launched
+    them ("none" is not a row: work without an id or scope has none)."""
+    rows, why = stats_report(cli, native, "external_ids")
+    if not report.check(fmt, "cuptitrace stats --report external_ids", rows is not None, why):
+        return
+    for key, kind in (("ext_ids", "id"), ("ext_scopes", "scope")):
+        if key not in expect:
+            continue
+        wanted = {k: v for k, v in parse_counts(expect[key]).items() if k != "none"}
+        written = {str(r.get("name")): r for r in rows if r.get("kind") == kind}
+        for name, n in wanted.items():
+            row = written.get(name) or {}
+            report.count(fmt, f"{key}[{name}] (external_ids report)", n, int(row.get("kernels") or 0))
+            report.check(fmt, f"external_ids report: {kind} {name} has GPU time and its launch calls",
+                         int(row.get("gpu_total_ns") or 0) > 0 and int(row.get("api_calls") or 0) >= n,
+                         f"gpu_total_ns {row.get('gpu_total_ns')}, api_calls {row.get('api_calls')}")
+        extra = sorted(name for name, r in written.items() if name not in wanted and int(r.get("kernels") or 0))
+        report.check(fmt, f"external_ids report: no other {kind} rows with kernels", not extra,
+                     f"also: {extra}" if extra else "")
+
+
 def check_stats(report, cli, native, expect):
     """The reports of the native trace agree with the sample."""
     fmt = "native>stats"
@@ -172,6 +232,12 @@ def check_stats(report, cli, native, expect):
             peaks = [int(r.get("peak_bytes") or 0) for r in rows if r.get("memory_kind") == "All"]
             report.count(fmt, "mem_peak_bytes (gpu_memory report)", int(expect["mem_peak_bytes"]),
                          max(peaks) if peaks else None)
+    if any(k in expect for k in UVM_KEYS):
+        check_uvm_report(report, fmt, cli, native, expect)
+    if "osrt_calls" in expect:
+        check_osrt_report(report, fmt, cli, native, expect)
+    if "ext_ids" in expect or "ext_scopes" in expect:
+        check_external_ids_report(report, fmt, cli, native, expect)
 
 
 # ---- graph-level mode ---------------------------------------------------------------

@@ -588,7 +588,8 @@ def check_reports_file(report, prefix):
         return
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    titles = ("GPU activities:", "API calls:", "Kernels:", "NVTX ranges:", "GPU utilization:", "Findings:")
+    titles = ("GPU activities:", "API calls:", "Kernels:", "NVTX ranges:", "GPU utilization:", "Findings:",
+              "Unified memory:", "OS runtime calls:", "GPU time per external id and scope:")
     missing = [t for t in titles if t not in text]
     report.check("reports", "reports file holds every report", not missing,
                  f"{path}" + (f"; missing {missing}" if missing else ""))
