@@ -445,6 +445,7 @@ void Decoder::decodeName(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_OBJECT_THREAD: trace_.threadNames[a.objectId.pt.threadId] = a.name; break;
     case CUPTI_ACTIVITY_OBJECT_DEVICE: trace_.deviceNames[a.objectId.dcs.deviceId] = a.name; break;
     case CUPTI_ACTIVITY_OBJECT_STREAM: trace_.streamNames[a.objectId.dcs.streamId] = a.name; break;
+    case CUPTI_ACTIVITY_OBJECT_CONTEXT: trace_.contextNames[a.objectId.dcs.contextId] = a.name; break;
     default: break;
   }
 }

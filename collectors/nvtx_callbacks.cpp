@@ -38,10 +38,17 @@ const T& params(const CUpti_NvtxData* data) {
   return *static_cast<const T*>(data->functionParams);
 }
 
+bool cuptiStreamId(CUstream stream, uint32_t* id) {
+  return cuptiGetStreamIdEx(nullptr, stream, 0, id) == CUPTI_SUCCESS;
+}
+bool cuptiContextId(CUcontext context, uint32_t* id) { return cuptiGetContextId(context, id) == CUPTI_SUCCESS; }
+
 }  // namespace
 
-NvtxCallbacks::NvtxCallbacks(NvtxRecorder& recorder, StringTable& strings)
-    : serial_(gNextSerial.fetch_add(1)), recorder_(recorder), strings_(strings) {}
+CudaIdLookup cuptiIdLookup() { return {cuptiStreamId, cuptiContextId}; }
+
+NvtxCallbacks::NvtxCallbacks(NvtxRecorder& recorder, StringTable& strings, CudaIdLookup ids)
+    : serial_(gNextSerial.fetch_add(1)), ids_(ids), recorder_(recorder), strings_(strings) {}
 
 StringId NvtxCallbacks::lookup(Handle kind, const void* handle) {
   HandleCache& cache = tHandles;
@@ -234,7 +241,7 @@ void NvtxCallbacks::handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
       // Both structs are {stream handle, const char* name}.
       const auto& p = params<nvtxNameCudaStreamA_params>(data);
       uint32_t streamId = 0;
-      if (p.name && cuptiGetStreamIdEx(nullptr, reinterpret_cast<CUstream>(p.stream), 0, &streamId) == CUPTI_SUCCESS)
+      if (p.name && ids_.streamId(reinterpret_cast<CUstream>(p.stream), &streamId))
         recorder_.nameStream(streamId, p.name);
       break;
     }
@@ -242,8 +249,23 @@ void NvtxCallbacks::handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
     case CUPTI_CBID_NVTX_nvtxNameCuStreamW: {
       const auto& p = params<nvtxNameCudaStreamW_params>(data);
       uint32_t streamId = 0;
-      if (cuptiGetStreamIdEx(nullptr, reinterpret_cast<CUstream>(p.stream), 0, &streamId) == CUPTI_SUCCESS)
+      if (ids_.streamId(reinterpret_cast<CUstream>(p.stream), &streamId))
         recorder_.nameStream(streamId, wideToUtf8(p.name));
+      break;
+    }
+    // Records carry CUPTI's context id, not the handle: named by that id.
+    // The W call reaches here only if CUPTI reports it; otherwise
+    // nvtx_wide.cpp sends it to the A handler, converted.
+    case CUPTI_CBID_NVTX_nvtxNameCuContextA: {
+      const auto& p = params<nvtxNameCuContextA_params>(data);
+      uint32_t contextId = 0;
+      if (p.name && ids_.contextId(p.context, &contextId)) recorder_.nameContext(contextId, p.name);
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxNameCuContextW: {
+      const auto& p = params<nvtxNameCuContextW_params>(data);
+      uint32_t contextId = 0;
+      if (p.name && ids_.contextId(p.context, &contextId)) recorder_.nameContext(contextId, wideToUtf8(p.name));
       break;
     }
     case CUPTI_CBID_NVTX_nvtxNameCudaDeviceA: {

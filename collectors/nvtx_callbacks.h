@@ -23,9 +23,17 @@
 
 namespace cuptitrace {
 
+// How the CUDA handles that NVTX names become the ids records carry. CUPTI's
+// calls by default; tests, which have no driver, give their own.
+struct CudaIdLookup {
+  bool (*streamId)(CUstream stream, uint32_t* id);
+  bool (*contextId)(CUcontext context, uint32_t* id);
+};
+CudaIdLookup cuptiIdLookup();
+
 class NvtxCallbacks {
  public:
-  NvtxCallbacks(NvtxRecorder& recorder, StringTable& strings);
+  NvtxCallbacks(NvtxRecorder& recorder, StringTable& strings, CudaIdLookup ids = cuptiIdLookup());
 
   // Runs on the program's thread inside the NVTX call.
   void handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
@@ -40,6 +48,7 @@ class NvtxCallbacks {
   void addHandle(Handle kind, const void* handle, StringId id);
 
   const uint64_t serial_;
+  const CudaIdLookup ids_;
   NvtxRecorder& recorder_;
   CachedInterner strings_;
   std::shared_mutex handlesMutex_;  // written on domain/string registration only

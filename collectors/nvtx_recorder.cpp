@@ -113,6 +113,10 @@ void NvtxRecorder::nameDevice(uint32_t deviceId, std::string name) {
   std::lock_guard<std::mutex> lock(namesMutex_);
   deviceNames_[deviceId] = std::move(name);
 }
+void NvtxRecorder::nameContext(uint32_t contextId, std::string name) {
+  std::lock_guard<std::mutex> lock(namesMutex_);
+  contextNames_[contextId] = std::move(name);
+}
 
 void NvtxRecorder::collect(TraceStore& store, bool final, uint64_t endTs) {
   std::vector<std::pair<uint32_t, ThreadState*>> threads;
@@ -166,6 +170,7 @@ void NvtxRecorder::publish(Trace& trace) const {
     for (const auto& [k, v] : threadNames_) trace.threadNames[k] = v;
     for (const auto& [k, v] : streamNames_) trace.streamNames[k] = v;
     for (const auto& [k, v] : deviceNames_) trace.deviceNames[k] = v;
+    for (const auto& [k, v] : contextNames_) trace.contextNames[k] = v;
   }
   uint64_t unmatchedPops = 0;
   {

@@ -45,6 +45,7 @@ class NvtxRecorder {
   void nameThread(uint32_t tid, std::string name);
   void nameStream(uint32_t streamId, std::string name);
   void nameDevice(uint32_t deviceId, std::string name);
+  void nameContext(uint32_t contextId, std::string name);
 
   // Moves completed records into `store`. With `final`, ranges still open are
   // written too, flagged kNvtxOpen and ending at `endTs`.
@@ -90,7 +91,7 @@ class NvtxRecorder {
   StartEndShard startEnd_[kStartEndShards];
 
   mutable std::mutex namesMutex_;
-  std::map<uint32_t, std::string> threadNames_, streamNames_, deviceNames_;
+  std::map<uint32_t, std::string> threadNames_, streamNames_, deviceNames_, contextNames_;
 };
 
 }  // namespace cuptitrace

@@ -1,6 +1,7 @@
 #include "collectors/nvtx_wide.h"
 
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtCuda.h>
 
 #include <atomic>
 
@@ -14,6 +15,7 @@ using RangeStartA = nvtxRangeId_t (*)(const char*);
 using RangePushA = int (*)(const char*);
 using NameCategoryA = void (*)(uint32_t, const char*);
 using NameOsThreadA = void (*)(uint32_t, const char*);
+using NameCuContextA = void (*)(CUcontext, const char*);
 
 // CUPTI's handlers of the ASCII calls, captured once at NVTX initialization.
 std::atomic<MarkA> gMarkA{nullptr};
@@ -21,6 +23,7 @@ std::atomic<RangeStartA> gRangeStartA{nullptr};
 std::atomic<RangePushA> gRangePushA{nullptr};
 std::atomic<NameCategoryA> gNameCategoryA{nullptr};
 std::atomic<NameOsThreadA> gNameOsThreadA{nullptr};
+std::atomic<NameCuContextA> gNameCuContextA{nullptr};
 
 void markW(const wchar_t* message) {
   if (auto f = gMarkA.load()) f(wideToUtf8(message).c_str());
@@ -38,6 +41,9 @@ void nameCategoryW(uint32_t category, const wchar_t* name) {
 }
 void nameOsThreadW(uint32_t threadId, const wchar_t* name) {
   if (auto f = gNameOsThreadA.load()) f(threadId, wideToUtf8(name).c_str());
+}
+void nameCuContextW(CUcontext context, const wchar_t* name) {
+  if (auto f = gNameCuContextA.load(); f != nullptr && name != nullptr) f(context, wideToUtf8(name).c_str());
 }
 
 // Reads the ASCII slot into `saved` and, when set, points the wide slot at `wrapper`.
@@ -64,14 +70,21 @@ int routeWideNvtxCalls(const void* getExportTable) {
     return 0;
   NvtxFunctionTable table = nullptr;
   unsigned size = 0;
-  if (!callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &table, &size) || table == nullptr)
-    return 0;
   int routed = 0;
-  routed += route(table, size, NVTX_CBID_CORE_MarkA, NVTX_CBID_CORE_MarkW, gMarkA, &markW);
-  routed += route(table, size, NVTX_CBID_CORE_RangeStartA, NVTX_CBID_CORE_RangeStartW, gRangeStartA, &rangeStartW);
-  routed += route(table, size, NVTX_CBID_CORE_RangePushA, NVTX_CBID_CORE_RangePushW, gRangePushA, &rangePushW);
-  routed += route(table, size, NVTX_CBID_CORE_NameCategoryA, NVTX_CBID_CORE_NameCategoryW, gNameCategoryA, &nameCategoryW);
-  routed += route(table, size, NVTX_CBID_CORE_NameOsThreadA, NVTX_CBID_CORE_NameOsThreadW, gNameOsThreadA, &nameOsThreadW);
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &table, &size) && table != nullptr) {
+    routed += route(table, size, NVTX_CBID_CORE_MarkA, NVTX_CBID_CORE_MarkW, gMarkA, &markW);
+    routed += route(table, size, NVTX_CBID_CORE_RangeStartA, NVTX_CBID_CORE_RangeStartW, gRangeStartA, &rangeStartW);
+    routed += route(table, size, NVTX_CBID_CORE_RangePushA, NVTX_CBID_CORE_RangePushW, gRangePushA, &rangePushW);
+    routed += route(table, size, NVTX_CBID_CORE_NameCategoryA, NVTX_CBID_CORE_NameCategoryW, gNameCategoryA, &nameCategoryW);
+    routed += route(table, size, NVTX_CBID_CORE_NameOsThreadA, NVTX_CBID_CORE_NameOsThreadW, gNameOsThreadA, &nameOsThreadW);
+  }
+  // The driver-handle names live in a module of their own.
+  table = nullptr;
+  size = 0;
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CUDA, &table, &size) && table != nullptr) {
+    routed += route(table, size, NVTX_CBID_CUDA_NameCuContextA, NVTX_CBID_CUDA_NameCuContextW, gNameCuContextA,
+                    &nameCuContextW);
+  }
   return routed;
 }
 

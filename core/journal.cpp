@@ -41,7 +41,7 @@ bool writeStrings(SpillFile& file, JournalState& s) {
 // that spills): written again only when there are more of them.
 bool writeInfo(SpillFile& file, JournalState& s) {
   const Trace& t = *s.trace;
-  const size_t names = t.streamNames.size() + t.threadNames.size() + t.deviceNames.size();
+  const size_t names = t.streamNames.size() + t.threadNames.size() + t.deviceNames.size() + t.contextNames.size();
   if (t.devices.size() == s.devices && t.contexts.size() == s.contexts && names == s.names) return true;
   const std::string payload = journal::encodeInfo(t);
   if (!file.appendBlock(Block::Info, payload.data(), payload.size())) return false;

@@ -65,7 +65,8 @@ std::string encodeInfo(const Trace& trace) {
     w.u32(c.deviceId);
     w.u32(c.nullStreamId);
   }
-  for (const auto* names : {&trace.streamNames, &trace.threadNames, &trace.deviceNames}) {
+  // Context names came later: last, so that a journal without them still reads.
+  for (const auto* names : {&trace.streamNames, &trace.threadNames, &trace.deviceNames, &trace.contextNames}) {
     w.u32(static_cast<uint32_t>(names->size()));
     for (const auto& [id, name] : *names) {
       w.u32(id);
@@ -79,7 +80,7 @@ bool decodeInfo(std::string_view data, Trace& trace) {
   Reader r(data);
   std::vector<DeviceInfo> devices;
   std::vector<ContextInfo> contexts;
-  std::map<uint32_t, std::string> names[3];
+  std::map<uint32_t, std::string> names[4];
   uint32_t n = 0;
   bool ok = r.u32(n);
   for (uint32_t i = 0; ok && i < n; ++i) {
@@ -95,6 +96,7 @@ bool decodeInfo(std::string_view data, Trace& trace) {
     if (ok) contexts.push_back(c);
   }
   for (auto& map : names) {
+    if (ok && &map == &names[3] && r.remaining() == 0) break;  // written before context names
     ok = ok && r.u32(n);
     for (uint32_t i = 0; ok && i < n; ++i) {
       uint32_t id = 0;
@@ -109,6 +111,7 @@ bool decodeInfo(std::string_view data, Trace& trace) {
   trace.streamNames = std::move(names[0]);
   trace.threadNames = std::move(names[1]);
   trace.deviceNames = std::move(names[2]);
+  trace.contextNames = std::move(names[3]);
   return true;
 }
 

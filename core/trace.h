@@ -82,10 +82,12 @@ struct Trace {
   TraceMetadata meta;
   std::vector<DeviceInfo> devices;
   std::vector<ContextInfo> contexts;
-  // Names given by the program (nvtxNameCudaStream, nvtxNameOsThread, nvtxNameCudaDevice).
-  std::map<uint32_t, std::string> streamNames;  // by CUPTI stream id
-  std::map<uint32_t, std::string> threadNames;  // by OS thread id
-  std::map<uint32_t, std::string> deviceNames;  // by device id
+  // Names given by the program (nvtxNameCudaStream, nvtxNameOsThread, nvtxNameCudaDevice,
+  // nvtxNameCuContext).
+  std::map<uint32_t, std::string> streamNames;   // by CUPTI stream id
+  std::map<uint32_t, std::string> threadNames;   // by OS thread id
+  std::map<uint32_t, std::string> deviceNames;   // by device id
+  std::map<uint32_t, std::string> contextNames;  // by CUPTI context id
   // Everything skipped or lost, by name ("dropped.cupti", "unknown_records", ...).
   // Exporters write these into metadata and summaries; nothing is lost silently.
   std::map<std::string, uint64_t> counters;

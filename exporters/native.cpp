@@ -8,7 +8,8 @@
 //     STRINGS  (1)        uint32 count, then count x (uint32 length, bytes): ids 1..count in
 //                         order; id 0 is "" and is not written
 //     METADATA (2)        TraceMetadata, config pairs, devices, contexts, stream/thread/device
-//                         names, counters, per-kind dropped counts (see writeMetadata)
+//                         names, counters, per-kind dropped counts, then fields added
+//                         since (capture windows, ..., context names; see writeMetadata)
 //     RECORDS  (3)        uint8 kind, uint32 sizeof(record), uint64 count, raw records;
 //                         one section per kind, several for one kind are appended
 //     END      (0)        empty; a file without it is truncated
@@ -153,6 +154,12 @@ class NativeWriter {
       m.u64(d.memoryBandwidthKBps);
       m.u32(d.l2CacheBytes);
       m.u32(d.copyEngines);
+    }
+    // Then the contexts' NVTX names.
+    m.u32(static_cast<uint32_t>(trace.contextNames.size()));
+    for (const auto& [id, name] : trace.contextNames) {
+      m.u32(id);
+      m.str(name);
     }
 
     sectionHeader(kTagMetadata, body.size());
@@ -402,6 +409,16 @@ class NativeReader {
           trace_.devices[i].l2CacheBytes = extra.l2CacheBytes;
           trace_.devices[i].copyEngines = extra.copyEngines;
         }
+      }
+    }
+    // Context names: absent before they were saved.
+    if (ok && r.remaining() > 0) {
+      ok = r.u32(n);
+      for (uint32_t i = 0; ok && i < n; ++i) {
+        uint32_t id = 0;
+        std::string name;
+        ok = r.u32(id) && r.str(name);
+        if (ok) trace_.contextNames[id] = std::move(name);
       }
     }
     if (!ok) return fail("malformed METADATA section (a field runs past the section)");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <set>
 #include <vector>
 
 namespace cuptitrace {
@@ -113,13 +114,31 @@ std::string hostThreadName(const Trace& trace, uint32_t tid) {
   return tid == trace.meta.pid ? "Main thread" : "Thread " + std::to_string(tid);
 }
 
-std::string streamTrackName(const Trace& trace, uint32_t stream) {
-  const auto it = trace.streamNames.find(stream);
-  return it != trace.streamNames.end() ? it->second : "Stream " + std::to_string(stream);
+std::string contextLabel(const Trace& trace, uint32_t context) {
+  const auto it = trace.contextNames.find(context);
+  return it != trace.contextNames.end() ? it->second : "context " + std::to_string(context);
 }
 
-std::string syncTrackName(uint32_t context) {
-  return "Synchronization (context " + std::to_string(context) + ")";
+namespace {
+
+bool severalContexts(const Trace& trace) {
+  std::set<uint32_t> ids;
+  for (const ContextInfo& c : trace.contexts) ids.insert(c.contextId);
+  for (const auto& named : trace.contextNames) ids.insert(named.first);
+  return ids.size() > 1;
+}
+
+}  // namespace
+
+std::string streamTrackName(const Trace& trace, uint32_t stream, uint32_t context) {
+  const auto it = trace.streamNames.find(stream);
+  std::string name = it != trace.streamNames.end() ? it->second : "Stream " + std::to_string(stream);
+  if (context != 0 && severalContexts(trace)) name += " (" + contextLabel(trace, context) + ")";
+  return name;
+}
+
+std::string syncTrackName(const Trace& trace, uint32_t context) {
+  return "Synchronization (" + contextLabel(trace, context) + ")";
 }
 
 // ---- Launch index -------------------------------------------------------------

@@ -116,9 +116,16 @@ std::string hostProcessName(const Trace& trace);  // the program, or "Process <p
 std::string gpuProcessName(const Trace& trace, uint32_t device);
 // The NVTX name of the thread, "Main thread" (tid == pid) or "Thread <tid>".
 std::string hostThreadName(const Trace& trace, uint32_t tid);
-// The NVTX name of the stream or "Stream <id>".
-std::string streamTrackName(const Trace& trace, uint32_t stream);
-std::string syncTrackName(uint32_t context);  // "Synchronization (context 1)"
+// The NVTX name of the context or "context <id>".
+std::string contextLabel(const Trace& trace, uint32_t context);
+// The NVTX name of the stream or "Stream <id>". When the trace knows more than
+// one context (context records or NVTX names), its context follows, so that
+// streams of different contexts on one GPU can be told apart: "Stream 13
+// (context 2)", "copies (trainer)". `context` is that of the stream's work, 0
+// when unknown (then left out).
+std::string streamTrackName(const Trace& trace, uint32_t stream, uint32_t context);
+// "Synchronization (context 1)", or with the context's NVTX name "Synchronization (trainer)".
+std::string syncTrackName(const Trace& trace, uint32_t context);
 inline constexpr const char* kOverheadTrackName = "CUPTI overhead";
 
 // The API record each correlation id's arrow starts from. When a runtime

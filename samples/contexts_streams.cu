@@ -1,13 +1,20 @@
 // contexts_streams: streams created and destroyed in a loop, contexts created
 // and destroyed in a loop, and two contexts alive at once, each running
-// kernels. Every kernel must be in the trace, on the right context.
+// kernels. Every kernel must be in the trace, on the right context. One of
+// the two is named with NVTX, and so is a stream of it, on which one more
+// kernel runs: the timeline's track of that stream is named after both.
 #include <cuda.h>
+#include <nvtx3/nvToolsExtCuda.h>
+#include <nvtx3/nvToolsExtCudaRt.h>
 
 #include <cstdio>
 
 #include "sample_common.h"
 
 __global__ void touch(int* p) { p[threadIdx.x] += 1; }
+
+constexpr const char* kContextName = "ctx-alpha";
+constexpr const char* kStreamName = "alpha-stream";
 
 #define CHECK_CU(call)                                                            \
   do {                                                                            \
@@ -62,6 +69,7 @@ int main(int argc, char** argv) {
   // Two contexts alive at once, used in turn.
   CUcontext a, b;
   CHECK_CU(cuCtxCreate(&a, nullptr, 0, dev));
+  nvtxNameCuContextA(a, kContextName);
   CHECK_CU(cuCtxCreate(&b, nullptr, 0, dev));
   for (int round = 0; round < 2; ++round) {
     CHECK_CU(cuCtxSetCurrent(a));
@@ -70,13 +78,27 @@ int main(int argc, char** argv) {
     if (kernelsHere(1) != 0) return 1;
     kernels += 2;
   }
+  // A named stream of the named context, with one kernel on it.
+  CHECK_CU(cuCtxSetCurrent(a));
+  cudaStream_t named;
+  CHECK_CUDA(cudaStreamCreate(&named));
+  nvtxNameCudaStreamA(named, kStreamName);
+  int* onNamed = nullptr;
+  CHECK_CUDA(cudaMalloc(&onNamed, 32 * sizeof(int)));
+  touch<<<1, 32, 0, named>>>(onNamed);
+  CHECK_LAUNCH();
+  CHECK_CUDA(cudaStreamSynchronize(named));
+  CHECK_CUDA(cudaFree(onNamed));
+  CHECK_CUDA(cudaStreamDestroy(named));
+  ++kernels;
   CHECK_CU(cuCtxDestroy(a));
   CHECK_CU(cuCtxDestroy(b));
   CHECK_CU(cuCtxSetCurrent(primary));
 
   std::printf("contexts_streams: %d stream loops, %d context loops ok\n", streamLoops, contextLoops);
+  // named_context and named_context_stream are read by tests/gpu/robustness.sh.
   std::printf("EXPECT kernels=%d memcpy=0 memset=0 launch_calls=%d nvtx_pushpop=0 nvtx_startend=0 "
-              "nvtx_marks=0 threads=1 graph_launches=0 contexts=%d\n",
-              kernels, kernels, contextLoops + 3);
+              "nvtx_marks=0 threads=1 graph_launches=0 contexts=%d named_context=%s named_context_stream=%s\n",
+              kernels, kernels, contextLoops + 3, kContextName, kStreamName);
   return 0;
 }

@@ -30,6 +30,31 @@ print(len({r['context'] for r in rows}))" 2>/dev/null)
 want=$(sed -n 's/.*contexts=\([0-9]*\).*/\1/p' "$out/contexts_streams.stdout" | tail -1)
 [ -n "$contexts" ] && [ "$contexts" = "$want" ] && report ok "contexts_streams: kernels on $contexts distinct contexts (expected $want)" ||
   report FAIL "contexts_streams: kernels on ${contexts:-?} distinct contexts, expected ${want:-?}"
+# The NVTX-named context and its NVTX-named stream: in the JSON, the stream's
+# track is named after both and holds its kernel, the context's other stream
+# says the name too, and the metadata lists it.
+ctx_name=$(sed -n 's/.*named_context=\([^ ]*\).*/\1/p' "$out/contexts_streams.stdout" | tail -1)
+stream_name=$(sed -n 's/.*named_context_stream=\([^ ]*\).*/\1/p' "$out/contexts_streams.stdout" | tail -1)
+named=$(python3 - "$out/contexts_streams.json" "$stream_name ($ctx_name)" "$ctx_name" <<'PY' 2>/dev/null
+import json, sys
+path, track, context = sys.argv[1:4]
+doc = json.load(open(path))
+events = doc["traceEvents"]
+names = {(e.get("pid"), e.get("tid")): e["args"]["name"] for e in events
+         if e.get("ph") == "M" and e.get("name") == "thread_name"}
+tracks = {k for k, v in names.items() if v == track}
+kernels = sum(1 for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"
+              and (e.get("pid"), e.get("tid")) in tracks)
+others = sum(1 for v in names.values() if v != track and v.endswith("(" + context + ")"))
+listed = sum(1 for c in doc.get("metadata", {}).get("contexts", []) if c.get("nvtx_name") == context)
+print(len(tracks), kernels, others, listed)
+PY
+)
+read -r n_tracks n_kernels n_others n_listed <<<"${named:-x x x x}"
+[ -n "$ctx_name" ] && [ -n "$stream_name" ] && [ "$n_tracks" = 1 ] && [ "$n_kernels" = 1 ] &&
+  [ "$n_others" -ge 1 ] 2>/dev/null && [ "$n_listed" = 1 ] &&
+  report ok "contexts_streams: a track '$stream_name ($ctx_name)' with its kernel, $n_others more tracks of '$ctx_name', the name in metadata" ||
+  report FAIL "contexts_streams: named context '${ctx_name:-?}', stream '${stream_name:-?}': ${n_tracks} tracks so named (want 1) with ${n_kernels} kernels (want 1), ${n_others} other tracks of the context (want >= 1), ${n_listed} metadata entries (want 1)"
 
 # 2. Injected twice: two copies of the library in one process. One traces, the
 #    other says CUPTI is taken; the program is unharmed.

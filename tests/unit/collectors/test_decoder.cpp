@@ -235,6 +235,13 @@ TEST_CASE("decoder: device, context and name records describe the tracks") {
   n.objectId.dcs.streamId = 13;
   n.name = "copies";
   decoder.decode(asActivity(&n));
+  auto cn = zeroed<cupti::NameActivity>();
+  cn.kind = CUPTI_ACTIVITY_KIND_NAME;
+  cn.objectKind = CUPTI_ACTIVITY_OBJECT_CONTEXT;
+  cn.objectId.dcs.deviceId = 3;
+  cn.objectId.dcs.contextId = 2;
+  cn.name = "trainer";
+  decoder.decode(asActivity(&cn));
 
   REQUIRE(trace.devices.size() == 1);
   CHECK(trace.devices[0].name == "NVIDIA H100 80GB HBM3");
@@ -244,6 +251,11 @@ TEST_CASE("decoder: device, context and name records describe the tracks") {
   REQUIRE(trace.contexts.size() == 1);
   CHECK(trace.contexts[0].nullStreamId == 7);
   CHECK(trace.streamNames.at(13) == "copies");
+  // Named by context id; not taken for a stream or device name.
+  const std::map<uint32_t, std::string> contextNames{{2, "trainer"}};
+  CHECK(trace.contextNames == contextNames);
+  CHECK(trace.streamNames.size() == 1);
+  CHECK(trace.deviceNames.empty());
 }
 
 TEST_CASE("decoder: an unknown kind is counted, not fatal") {

@@ -147,8 +147,11 @@ TEST_CASE("nvtx: names given by the program are published") {
   rec.nameThread(42, "main-loop");
   rec.nameStream(13, "compute");
   rec.nameDevice(0, "primary");
+  rec.nameContext(2, "trainer");
   rec.publish(trace);
   CHECK(trace.threadNames.at(42) == "main-loop");
   CHECK(trace.streamNames.at(13) == "compute");
   CHECK(trace.deviceNames.at(0) == "primary");
+  const std::map<uint32_t, std::string> contexts{{2, "trainer"}};
+  CHECK(trace.contextNames == contexts);
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/journal.h"
+#include "core/journal_blocks.h"
 #include "core/journal_format.h"
 #include "core/trace.h"
 
@@ -427,6 +428,65 @@ TEST_CASE("recover: a process killed with SIGKILL leaves every full chunk it wro
   checkKernels(t, iota(4 * kPerChunk));
   CHECK(t.store.count(RecordKind::Api) == n / ChunkedVector<ApiRecord>::kChunkRecords * ChunkedVector<ApiRecord>::kChunkRecords);
   CHECK(t.meta.processName == "app");
+}
+
+
+TEST_CASE("journal info: context names round-trip with the other names") {
+  Trace t;
+  fillMetadata(t);
+  t.contexts.push_back({2, 0, 20});
+  t.streamNames[21] = "loader";
+  t.contextNames[2] = "trainer \"ctx\"";
+  t.contextNames[5] = "r\xC3\xA9seau";
+  Trace back;
+  back.contextNames[9] = "stale";  // replaced, not merged
+  REQUIRE(journal::decodeInfo(journal::encodeInfo(t), back));
+  CHECK(back.contextNames == t.contextNames);
+  CHECK(back.streamNames == t.streamNames);
+  REQUIRE(back.contexts.size() == 1);
+  CHECK(back.contexts[0].nullStreamId == 20);
+}
+
+TEST_CASE("journal info: a block written before context names still reads; a cut one does not") {
+  Trace t;
+  fillMetadata(t);
+  t.streamNames[21] = "loader";
+  t.deviceNames[0] = "main";
+  std::string old = journal::encodeInfo(t);
+  REQUIRE(old.size() >= 4);
+  old.resize(old.size() - 4);  // the empty context-name count, which older writers did not write
+  Trace back;
+  back.contextNames[9] = "stale";
+  REQUIRE(journal::decodeInfo(old, back));
+  CHECK(back.contextNames.empty());
+  CHECK(back.streamNames == t.streamNames);
+  CHECK(back.deviceNames == t.deviceNames);
+
+  t.contextNames[2] = "trainer";
+  std::string cut = journal::encodeInfo(t);
+  cut.resize(cut.size() - 3);  // into the name
+  Trace unchanged;
+  CHECK_FALSE(journal::decodeInfo(cut, unchanged));
+  CHECK(unchanged.streamNames.empty());
+}
+
+TEST_CASE("recover: context names given after the first spill reach the journal") {
+  TempDir dir;
+  const std::string path = dir.path("names.spill");
+  Trace t;
+  fillMetadata(t);
+  enableSpillJournal(t, path, SpillMode::Always);
+  uint64_t i = 0;
+  for (; i < kPerChunk + 1; ++i) t.store.add(kernel(t, i));  // one chunk, and its INFO, on disk
+  t.contextNames[3] = "late";
+  for (; i < 2 * kPerChunk + 1; ++i) t.store.add(kernel(t, i));  // another chunk after the name
+  Trace back;
+  RecoveryReport report;
+  std::string error;
+  REQUIRE(recoverJournal(path, back, report, error));
+  checkKernels(back, iota(2 * kPerChunk));
+  const std::map<uint32_t, std::string> expected{{3, "late"}};
+  CHECK(back.contextNames == expected);
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ void fillRichTrace(Trace& t) {
   t.store.addDropped(RecordKind::Overhead, 1);
   t.devices.push_back({1, "second", 8, 0, 108, 40ull << 30, 1410000, ""});
   t.contexts.push_back({2, 1, 0});
+  t.contextNames[2] = "trainer \"ctx\"";
   const StringId name = t.strings.intern("_Z4tinyv");
   for (uint32_t i = 0; i < 9000; ++i) {
     KernelRecord k{};
@@ -133,6 +134,7 @@ void checkSameTrace(const Trace& a, const Trace& b) {
   CHECK(a.streamNames == b.streamNames);
   CHECK(a.threadNames == b.threadNames);
   CHECK(a.deviceNames == b.deviceNames);
+  CHECK(a.contextNames == b.contextNames);
   CHECK(a.counters == b.counters);
 }
 
