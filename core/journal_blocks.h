@@ -12,7 +12,7 @@ namespace cuptitrace::journal {
 std::string encodeMetadata(const TraceMetadata& meta);
 bool decodeMetadata(std::string_view data, TraceMetadata& meta);
 
-// Devices, contexts and the stream, thread and device names.
+// Devices, contexts and the stream, thread, device and context names.
 std::string encodeInfo(const Trace& trace);
 // Replaces what `trace` has of them.
 bool decodeInfo(std::string_view data, Trace& trace);

@@ -26,7 +26,7 @@
 //                 ids first, first+1, ...; written before any chunk naming them
 //   CHUNK    (3)  uint8 kind, 3 zero bytes, uint32 sizeof(record), uint32 slot
 //                 (the chunk's index within its kind), uint32 count, raw records
-//   INFO     (4)  devices, contexts, stream/thread/device names (the native
+//   INFO     (4)  devices, contexts, stream/thread/device/context names (the native
 //                 METADATA encoding of them); the latest one counts
 //   DEAD     (5)  a CHUNK whose records left the trace (filtered out); only its
 //                 header is rewritten, in place
