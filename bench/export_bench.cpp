@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <functional>
 #include <streambuf>
 #include <string>
@@ -57,7 +58,9 @@ void fill(Trace& t, uint64_t pairs, uint64_t seed) {
   };
   std::vector<KernelShape> shapes;
   for (int i = 0; i < 20; ++i) {
-    shapes.push_back({t.strings.intern("_ZN7project6kernel" + std::to_string(i) +
+    // "void project::kernel7<float, 256>(float const*, float*, int)"
+    const std::string kernel = "kernel" + std::to_string(i);
+    shapes.push_back({t.strings.intern("_ZN7project" + std::to_string(kernel.size()) + kernel +
                                        "IfLi256EEEvPKT_PS1_i"),
                       static_cast<uint16_t>(16 + 8 * (i % 6)), (i % 3) * 4096});
   }
@@ -174,6 +177,23 @@ int main(int argc, char** argv) {
   };
   line("json", json);
   line("pftrace", proto);
+
+  // What one kernel's X event takes in the JSON, arrow and arguments included.
+  std::ostringstream text;
+  writeChromeJson(trace, text);
+  std::istringstream lines(text.str());
+  uint64_t kernelEvents = 0, kernelBytes = 0, nameBytes = 0;
+  for (std::string l; std::getline(lines, l);) {
+    if (l.find("\"cat\":\"kernel\"") == std::string::npos) continue;
+    ++kernelEvents;
+    kernelBytes += l.size() + 1;  // and its line end
+    const size_t at = l.find("\"name\":\"") + 8;
+    nameBytes += l.find('"', at) - at;
+  }
+  if (kernelEvents != 0)
+    std::printf("json kernel event: %.2f bytes on average, of which %.2f its name\n",
+                static_cast<double>(kernelBytes) / static_cast<double>(kernelEvents),
+                static_cast<double>(nameBytes) / static_cast<double>(kernelEvents));
 
   if (!outDir.empty()) {
     std::ofstream j(outDir + "/export_bench.json", std::ios::binary);

@@ -23,6 +23,11 @@
 //   bind_id is the correlation id: one source per id, unique in the file, and
 //   since a flow_in does not close the flow, every kernel of a graph launch
 //   gets its arrow from the one cudaGraphLaunch.
+// - Arguments are those of the Perfetto protobuf (perfetto_proto.cpp), the
+//   same keys: what a slice's track already says (the device, context and
+//   stream of GPU work) and the usual values (return_value 0, launch_type
+//   Regular) are left out, so that a kernel event stays small. Mangled names
+//   and callback ids are in the CSV.
 //
 // Times are microseconds relative to the base timestamp, with three decimals
 // so that every nanosecond survives Perfetto's reading (which rounds to ns).
@@ -155,7 +160,7 @@ struct Track {
   uint32_t pid;
   uint32_t tid;
   uint32_t device;     // of a GPU track (Stream, Sync)
-  uint32_t context;    // of a Sync track
+  uint32_t context;    // of a Sync or Stream track
   std::string prefix;  // "pid":P,"tid":T as written in each of its events
   size_t first = 0;    // its slices: slices_[first, first + count)
   size_t count = 0;
@@ -266,8 +271,10 @@ class ChromeJsonWriter {
     return (tid == 0 ? trace_.meta.pid : tid) + in_.idOffset;
   }
   uint32_t gpuPid(uint32_t device) const { return gpuProcessId(in_.gpuKey, device); }
-  uint32_t streamTrack(uint32_t device, uint32_t stream) {
-    return track(TrackKind::Stream, gpuPid(device), stream, device, 0);
+  uint32_t streamTrack(uint32_t device, uint32_t stream, uint32_t context) {
+    const uint32_t t = track(TrackKind::Stream, gpuPid(device), stream, device, context);
+    if (tracks_[t].context == 0) tracks_[t].context = context;  // its name may show it
+    return t;
   }
   uint32_t syncTrack(uint32_t context) {
     const auto it = contextDevice_.find(context);
@@ -295,22 +302,22 @@ class ChromeJsonWriter {
     for (size_t i = 0; i < kernels_.size(); ++i) {
       const KernelRecord& r = kernels_[i];
       if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Kernel));
+        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Kernel));
     }
     for (size_t i = 0; i < memcpys_.size(); ++i) {
       const MemcpyRecord& r = memcpys_[i];
       if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Memcpy));
+        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memcpy));
     }
     for (size_t i = 0; i < memsets_.size(); ++i) {
       const MemsetRecord& r = memsets_[i];
       if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Memset));
+        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memset));
     }
     for (size_t i = 0; i < graphs_.size(); ++i) {
       const GraphRecord& r = graphs_[i];
       if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Graph));
+        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Graph));
     }
     for (size_t i = 0; i < syncs_.size(); ++i) {
       const SyncRecord& r = syncs_[i];
@@ -483,9 +490,6 @@ class ChromeJsonWriter {
     b_.lit(",\"args\":");
     JsonObject args(b_);
     args.u("graph_id", g.graphId);
-    args.u("device", g.deviceId);
-    args.u("context", g.contextId);
-    args.u("stream", g.streamId);
     args.u("correlation", g.correlationId);
     if (g.endDeviceId != g.deviceId) args.u("end_device", g.endDeviceId);
     externalIdArgs(args, g.correlationId);
@@ -506,9 +510,7 @@ class ChromeJsonWriter {
     b_.lit(",\"args\":");
     JsonObject args(b_);
     args.u("correlation", r.correlationId);
-    args.u("cbid", r.cbid);
-    args.u("return_value", r.returnValue);
-    args.plain("domain", isDriver(r) ? "driver" : "runtime");
+    if (r.returnValue != 0) args.u("return_value", r.returnValue);
     externalIdArgs(args, r.correlationId);
     adjustment(args, s, r.start, r.end);
     args.close();
@@ -520,7 +522,6 @@ class ChromeJsonWriter {
     beginSlice("osrt", quoted(r.name), t, s);
     b_.lit(",\"args\":");
     JsonObject args(b_);
-    args.plain("domain", "osrt");
     if (r.returnValue != 0) args.u("errno", r.returnValue);
     adjustment(args, s, r.start, r.end);
     args.close();
@@ -533,18 +534,15 @@ class ChromeJsonWriter {
     flowIn(k.correlationId);
     b_.lit(",\"args\":");
     JsonObject args(b_);
-    args.raw("mangled_name", quoted(k.name));
-    args.u("device", k.deviceId);
-    args.u("context", k.contextId);
-    args.u("stream", k.streamId);
     args.u("correlation", k.correlationId);
     dim3(args, "grid", k.gridX, k.gridY, k.gridZ);
     dim3(args, "block", k.blockX, k.blockY, k.blockZ);
-    args.u("registers_per_thread", k.registersPerThread);
-    args.i("static_shared_memory", k.staticSharedMemory);
-    args.i("dynamic_shared_memory", k.dynamicSharedMemory);
+    args.u("registers", k.registersPerThread);
+    args.i("static_smem", k.staticSharedMemory);
+    args.i("dynamic_smem", k.dynamicSharedMemory);
     graphIds(args, k.graphId, k.graphNodeId);
-    args.plain("launch_type", launchTypeName(k.launchType));
+    if (k.launchType != static_cast<uint8_t>(KernelLaunchType::Regular))
+      args.plain("launch_type", launchTypeName(k.launchType));
     if (k.isDeviceLaunched) args.b("device_launched", true);
     externalIdArgs(args, k.correlationId);
     adjustment(args, s, k.start, k.end);
@@ -580,9 +578,6 @@ class ChromeJsonWriter {
       args.key("bandwidth_GBps");
       b_.dblDigits(static_cast<double>(m.bytes) / static_cast<double>(m.end - m.start), 6);
     }
-    args.u("stream", m.streamId);
-    args.u("device", m.deviceId);
-    args.u("context", m.contextId);
     args.u("correlation", m.correlationId);
     if (copyKind == CopyKind::PtoP) {
       args.u("src_device", m.srcDeviceId);
@@ -610,9 +605,6 @@ class ChromeJsonWriter {
     args.u("value", m.value);
     args.plain("memory_kind", kind);
     args.b("async", (m.flags & kCopyFlagAsync) != 0);
-    args.u("stream", m.streamId);
-    args.u("device", m.deviceId);
-    args.u("context", m.contextId);
     args.u("correlation", m.correlationId);
     graphIds(args, m.graphId, m.graphNodeId);
     externalIdArgs(args, m.correlationId);
@@ -631,8 +623,6 @@ class ChromeJsonWriter {
     b_.lit(",\"args\":");
     JsonObject args(b_);
     args.u("correlation", r.correlationId);
-    args.u("context", r.contextId);
-    args.u("device", t.device);
     if (r.streamId != kNotApplicable) args.u("stream", r.streamId);
     if (r.eventId != kNotApplicable) args.u("event", r.eventId);
     adjustment(args, s, r.start, r.end);
@@ -793,9 +783,9 @@ class ChromeJsonWriter {
       case TrackKind::Overhead:
         return kOverheadTrackName;
       case TrackKind::Stream:
-        return streamTrackName(trace_, t.tid);
+        return streamTrackName(trace_, t.tid, t.context);
       case TrackKind::Sync:
-        return syncTrackName(t.context);
+        return syncTrackName(trace_, t.context);
     }
     return {};
   }
@@ -900,6 +890,27 @@ class ChromeJsonWriter {
       device.close();
     }
     b_.put(']');
+    // The contexts that track names call "context N", with the names NVTX gave them.
+    std::map<uint32_t, const ContextInfo*> contexts;
+    for (const ContextInfo& c : trace_.contexts) contexts[c.contextId] = &c;
+    for (const auto& named : trace_.contextNames) contexts.emplace(named.first, nullptr);
+    if (!contexts.empty()) {
+      meta.key("contexts");
+      b_.put('[');
+      for (auto it = contexts.begin(); it != contexts.end(); ++it) {
+        if (it != contexts.begin()) b_.put(',');
+        JsonObject context(b_);
+        context.u("id", it->first);
+        if (it->second != nullptr) {
+          context.u("device", it->second->deviceId);
+          context.u("null_stream", it->second->nullStreamId);
+        }
+        const auto named = trace_.contextNames.find(it->first);
+        if (named != trace_.contextNames.end()) context.s("nvtx_name", named->second);
+        context.close();
+      }
+      b_.put(']');
+    }
 
     meta.key("records");
     JsonObject records(b_);

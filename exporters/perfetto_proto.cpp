@@ -34,13 +34,13 @@
 // Arguments. A slice carries what a user filters on, minus what its track
 // already says: GPU work does not repeat its device, context and stream
 // (the GPU process and stream track are theirs), and a synchronization its
-// context. Kernels: correlation, grid, block, registers_per_thread,
-// static_shared_memory, dynamic_shared_memory, graph ids, launch_type (only
-// when not Regular), device_launched (only when set); the mangled name is
-// the Chrome JSON's only (the slice is named by the demangled one). API calls:
+// context. Kernels: correlation, grid, block, registers (per thread),
+// static_smem, dynamic_smem (shared memory bytes), graph ids, launch_type
+// (only when not Regular), device_launched (only when set); the mangled name
+// is the CSV's (the slice is named by the demangled one). API calls:
 // correlation and return_value (only when not 0: success); the domain is the
 // category and the callback id is the call's name. Copies and sets as in
-// the JSON. Nested lengths are computed bottom-up: every length is minimal.
+// the JSON, which carries the same arguments. Nested lengths are computed bottom-up: every length is minimal.
 //
 // Arrows. The launching call (LaunchIndex: the runtime call over the driver
 // call it made) starts one flow per GPU record it launched and each GPU record
@@ -203,9 +203,9 @@ constexpr const char* kCategoryNames[kCategoryCount] = {
   X(Correlation, "correlation")                                \
   X(Grid, "grid")                                              \
   X(Block, "block")                                            \
-  X(RegistersPerThread, "registers_per_thread")                \
-  X(StaticSharedMemory, "static_shared_memory")                \
-  X(DynamicSharedMemory, "dynamic_shared_memory")              \
+  X(RegistersPerThread, "registers")                           \
+  X(StaticSharedMemory, "static_smem")                         \
+  X(DynamicSharedMemory, "dynamic_smem")                       \
   X(GraphId, "graph_id")                                       \
   X(GraphNodeId, "graph_node_id")                              \
   X(LaunchType, "launch_type")                                 \
@@ -330,6 +330,7 @@ struct Track {
   uint32_t id;      // tid, stream id, context id; for NvtxRange the range name's StringId
   uint32_t device;  // of a GPU track (Stream, Sync)
   uint32_t lane;    // of an NvtxRange track
+  uint32_t context = 0;  // of a Stream track: its name may show it
   uint64_t uuid = 0;
   size_t first = 0;  // its slices: slices_[first, first + count)
   size_t count = 0;
@@ -602,8 +603,10 @@ class SourceWriter {
   uint32_t hostThreadTrack(uint32_t tid) {
     return track(TrackKind::HostThread, tid == 0 ? trace_.meta.pid : tid, 0);
   }
-  uint32_t streamTrack(uint32_t device, uint32_t stream) {
-    return track(TrackKind::Stream, stream, device);
+  uint32_t streamTrack(uint32_t device, uint32_t stream, uint32_t context) {
+    const uint32_t t = track(TrackKind::Stream, stream, device);
+    if (tracks_[t].context == 0) tracks_[t].context = context;
+    return t;
   }
   uint32_t syncTrack(uint32_t context) {
     const auto it = contextDevice_.find(context);
@@ -678,22 +681,22 @@ class SourceWriter {
     for (size_t i = 0; i < kernels_.size(); ++i) {
       const KernelRecord& r = kernels_[i];
       if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Kernel));
+        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Kernel));
     }
     for (size_t i = 0; i < memcpys_.size(); ++i) {
       const MemcpyRecord& r = memcpys_[i];
       if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Memcpy));
+        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memcpy));
     }
     for (size_t i = 0; i < memsets_.size(); ++i) {
       const MemsetRecord& r = memsets_[i];
       if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Memset));
+        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memset));
     }
     for (size_t i = 0; i < graphs_.size(); ++i) {
       const GraphRecord& r = graphs_[i];
       if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId), slice(r, i, SliceSource::Graph));
+        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Graph));
     }
     for (size_t i = 0; i < syncs_.size(); ++i) {
       const SyncRecord& r = syncs_[i];
@@ -975,13 +978,13 @@ class SourceWriter {
         return;
       case TrackKind::Stream:
         // NVTX may give two streams one name: they must still not merge.
-        p.bytesField(track_field::kName, validUtf8(streamTrackName(trace_, t.id)));
+        p.bytesField(track_field::kName, validUtf8(streamTrackName(trace_, t.id, t.context)));
         p.varintField(track_field::kParentUuid, gpuProcessUuid(t.device));
         p.varintField(track_field::kSiblingOrderRank, t.id & 0x7FFFFFFFu);
         p.varintField(track_field::kSiblingMergeBehavior, track_field::kMergeNone);
         return;
       case TrackKind::Sync:
-        p.bytesField(track_field::kName, syncTrackName(t.id));
+        p.bytesField(track_field::kName, validUtf8(syncTrackName(trace_, t.id)));
         p.varintField(track_field::kParentUuid, gpuProcessUuid(t.device));
         p.varintField(track_field::kSiblingOrderRank, syncTrackTid(t.id) & 0x7FFFFFFFu);
         p.varintField(track_field::kSiblingMergeBehavior, track_field::kMergeNone);

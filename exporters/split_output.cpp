@@ -14,9 +14,9 @@ namespace {
 
 // Rough bytes per record in each format: a part for the kind, plus so many
 // per byte of the record's names. Measured on synthetic traces (the unit
-// tests check that parts come out near the target); names in JSON and CSV
-// are written twice for kernels (demangled and mangled), in the protobuf
-// once per trace (interned).
+// tests check that parts come out near the target); names in the CSV are
+// written twice for kernels (demangled and mangled), in the JSON once, in
+// the protobuf once per trace (interned).
 struct Cost {
   uint32_t fixed;
   uint32_t perNameByte;
@@ -28,12 +28,12 @@ constexpr Cost costOf(Output out, RecordKind kind) {
     return out == Output::Json ? json : out == Output::Csv ? csv : proto;
   };
   switch (kind) {
-    case RecordKind::Kernel: return pick({330, 2}, {85, 2}, {70, 0});
-    case RecordKind::Memcpy: return pick({315, 0}, {80, 0}, {85, 0});
-    case RecordKind::Memset: return pick({250, 0}, {65, 0}, {65, 0});
-    case RecordKind::Api: return pick({180, 1}, {55, 1}, {35, 0});
+    case RecordKind::Kernel: return pick({200, 1}, {85, 2}, {70, 0});
+    case RecordKind::Memcpy: return pick({270, 0}, {80, 0}, {85, 0});
+    case RecordKind::Memset: return pick({210, 0}, {65, 0}, {65, 0});
+    case RecordKind::Api: return pick({140, 1}, {55, 1}, {35, 0});
     case RecordKind::Nvtx: return pick({120, 1}, {60, 1}, {40, 0});
-    case RecordKind::Sync: return pick({180, 0}, {60, 0}, {40, 0});
+    case RecordKind::Sync: return pick({160, 0}, {60, 0}, {40, 0});
     case RecordKind::Overhead: return pick({120, 1}, {35, 1}, {35, 0});
     case RecordKind::ExternalId: return pick({40, 1}, {40, 1}, {20, 0});  // arguments of a call's slice
     default: return pick({200, 1}, {70, 1}, {60, 0});                     // a slice or an instant
@@ -281,6 +281,7 @@ SplitStats forEachSplitPart(const Trace& trace, uint64_t targetBytes, uint32_t f
   part.streamNames = trace.streamNames;
   part.threadNames = trace.threadNames;
   part.deviceNames = trace.deviceNames;
+  part.contextNames = trace.contextNames;
   part.counters = trace.counters;
   // What the run lost is said in every part.
   for (int k = 0; k < kRecordKindCount; ++k)

@@ -336,7 +336,7 @@ TEST_CASE("chrome json: hostile names survive exactly") {
   const Exported e = exportSample();
   const json& ev = e.events();
   json k1 = sliceByCorrelation(ev, "kernel", 11);
-  CHECK(k1["args"]["mangled_name"] == kHostileKernelName);
+  CHECK_FALSE(k1["args"].contains("mangled_name"));  // the CSV's
   CHECK(k1["name"] == demangle(kHostileKernelName));
   CHECK(sliceByCorrelation(ev, "kernel", 12)["name"] == longTemplateName());
   CHECK(sliceByCorrelation(ev, "kernel", 13)["name"] == "add(float*, float*, float*, int)");
@@ -494,13 +494,15 @@ TEST_CASE("chrome json: arguments of kernels, copies, sets, syncs and overhead")
   json k = sliceByCorrelation(ev, "kernel", 13)["args"];
   CHECK(k["grid"] == "[128,1,1]");
   CHECK(k["block"] == "[256,1,1]");
-  CHECK(k["registers_per_thread"] == 32);
-  CHECK(k["static_shared_memory"] == 1024);
-  CHECK(k["dynamic_shared_memory"] == 0);
-  CHECK(k["device"] == 0);
-  CHECK(k["context"] == 1);
-  CHECK(k["stream"] == 9);
-  CHECK(k["launch_type"] == "Regular");
+  CHECK(k["registers"] == 32);
+  CHECK(k["static_smem"] == 1024);
+  CHECK(k["dynamic_smem"] == 0);
+  CHECK(k["correlation"] == 13);
+  // What the track says (device, context, stream) and the usual launch type are left out.
+  CHECK_FALSE(k.contains("device"));
+  CHECK_FALSE(k.contains("context"));
+  CHECK_FALSE(k.contains("stream"));
+  CHECK_FALSE(k.contains("launch_type"));
   CHECK_FALSE(k.contains("graph_id"));
   CHECK_FALSE(k.contains("graph_node_id"));
 
@@ -512,7 +514,7 @@ TEST_CASE("chrome json: arguments of kernels, copies, sets, syncs and overhead")
   CHECK(h2d["args"]["dst_kind"] == "Device");
   CHECK(h2d["args"]["async"] == true);
   CHECK(h2d["args"]["bandwidth_GBps"].get<double>() == Approx(104.8576).epsilon(1e-5));
-  CHECK(h2d["args"]["stream"] == 9);
+  CHECK_FALSE(h2d["args"].contains("stream"));
   CHECK_FALSE(h2d["args"].contains("src_device"));
   json d2h = sliceByCorrelation(ev, "memcpy", 16);
   CHECK(d2h["name"] == "Memcpy DtoH (Device -> Pageable)");
@@ -541,9 +543,40 @@ TEST_CASE("chrome json: arguments of kernels, copies, sets, syncs and overhead")
 
   json driver = sliceByCorrelation(ev, "cuda_driver", 11);
   CHECK(driver["name"] == "cuLaunchKernel");
-  CHECK(driver["args"]["cbid"] == 211);
-  CHECK(driver["args"]["return_value"] == 0);
-  CHECK(driver["args"]["domain"] == "driver");
+  CHECK(driver["cat"] == "cuda_driver");
+  CHECK(driver["args"]["correlation"] == 11);
+  // Success (0) is the usual; the callback id and domain are the CSV's.
+  CHECK_FALSE(driver["args"].contains("return_value"));
+  CHECK_FALSE(driver["args"].contains("cbid"));
+  CHECK_FALSE(driver["args"].contains("domain"));
+}
+
+TEST_CASE("chrome json: arguments only written when they differ from the usual") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  addApi(t, b + 100, b + 200, 1);
+  addKernel(t, b + 300, b + 400, 1);
+  ApiRecord failed = t.store.records<ApiRecord>()[0];
+  failed.start = b + 500;
+  failed.end = b + 600;
+  failed.correlationId = 2;
+  failed.returnValue = 719;  // cudaErrorLaunchFailure
+  t.store.add(failed);
+  KernelRecord k = t.store.records<KernelRecord>()[0];
+  k.start = b + 700;
+  k.end = b + 800;
+  k.correlationId = 2;
+  k.launchType = static_cast<uint8_t>(KernelLaunchType::CooperativeSingle);
+  k.isDeviceLaunched = 1;
+  t.store.add(k);
+  const Exported e = exportTrace(t);
+  CHECK_FALSE(sliceByCorrelation(e.events(), "cuda_runtime", 1)["args"].contains("return_value"));
+  CHECK(sliceByCorrelation(e.events(), "cuda_runtime", 2)["args"]["return_value"] == 719);
+  CHECK_FALSE(sliceByCorrelation(e.events(), "kernel", 1)["args"].contains("launch_type"));
+  const json second = sliceByCorrelation(e.events(), "kernel", 2)["args"];
+  CHECK(second["launch_type"] == "CooperativeSingle");
+  CHECK(second["device_launched"] == true);
 }
 
 TEST_CASE("chrome json: syncs go to their context's device, device 0 when unknown") {
@@ -568,7 +601,6 @@ TEST_CASE("chrome json: syncs go to their context's device, device 0 when unknow
                }).at(0);
   CHECK(known["pid"] == gpuProcessId(kHostPid, 1));
   CHECK(known["tid"] == syncTrackTid(2));
-  CHECK(known["args"]["device"] == 1);
   CHECK_FALSE(known["args"].contains("stream"));
   json unknown = where(e.events(), [](const json& x) {
                    return x.value("name", "") == "EventSynchronize";

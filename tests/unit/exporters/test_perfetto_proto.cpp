@@ -468,10 +468,10 @@ TEST_CASE("pftrace: arguments of kernels, copies, sets, syncs, calls and overhea
   const Args k = d.sliceByCorrelation("kernel", 13).begin.args;
   CHECK(k.at("grid").s == "[128,1,1]");
   CHECK(k.at("block").s == "[256,1,1]");
-  CHECK(k.at("registers_per_thread").u == 32);
-  CHECK(k.at("static_shared_memory").kind == Arg::Int);
-  CHECK(k.at("static_shared_memory").i == 1024);
-  CHECK(k.at("dynamic_shared_memory").i == 0);
+  CHECK(k.at("registers").u == 32);
+  CHECK(k.at("static_smem").kind == Arg::Int);
+  CHECK(k.at("static_smem").i == 1024);
+  CHECK(k.at("dynamic_smem").i == 0);
   // Known from the track: the GPU process and the stream.
   CHECK_FALSE(k.count("device"));
   CHECK_FALSE(k.count("context"));
@@ -958,19 +958,19 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    1a 16 08 2a 12 12 69 6e 63 6f 6d 70 6c 65 74 65 5f 72 65 63 6f 72 64 73"
       "    1a 12 08 2b 12 0e 63 6c 61 6d 70 65 64 5f 73 6c 69 63 65 73"
       "    1a 09 08 2c 12 05 66 6c 6f 77 73"
-      // ---- Packet 7 (218 bytes): the kernel's SLICE_BEGIN, 10 ns after the reference.
-      "0a da 01"
+      // ---- Packet 7 (189 bytes): the kernel's SLICE_BEGIN, 10 ns after the reference.
+      "0a bd 01"
       "  40 0a 50 02"
       "  5a 2c"                    // track_event, 44 bytes
       "    18 01"                  //   category kernel
       "    22 04 08 04 18 05"      //   {correlation, 5}
       "    22 05 08 05 88 01 01"   //   {grid, string_value_iid (17) 1}
       "    22 05 08 06 88 01 02"   //   {block, string 2}
-      "    22 04 08 07 18 08"      //   {registers_per_thread, 8}
-      "    22 04 08 08 20 00"      //   {static_shared_memory, int_value (4) 0}
-      "    22 04 08 09 20 00"      //   {dynamic_shared_memory, 0}
+      "    22 04 08 07 18 08"      //   {registers, 8}
+      "    22 04 08 08 20 00"      //   {static_smem, int_value (4) 0}
+      "    22 04 08 09 20 00"      //   {dynamic_smem, 0}
       "    48 01 50 02"            //   SLICE_BEGIN, name_iid 2
-      "  62 a5 01"                 // interned_data, 165 bytes: what sequence 2 has not seen
+      "  62 88 01"                 // interned_data, 136 bytes: what sequence 2 has not seen
       "    0a 0a 08 01 12 06 6b 65 72 6e 65 6c"  // event_categories {1, "kernel"}
       "    12 05 08 02 12 01 6b"   //   event_names {2, "k"}
       "    1a 0f 08 04 12 0b 63 6f 72 72 65 6c 61 74 69 6f 6e"
@@ -978,9 +978,9 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    1a 08 08 05 12 04 67 72 69 64"
       "    ea 01 0c 08 02 12 08 5b 33 32 2c 31 2c 31 5d"  // {2, "[32,1,1]"}
       "    1a 09 08 06 12 05 62 6c 6f 63 6b"
-      "    1a 18 08 07 12 14 72 65 67 69 73 74 65 72 73 5f 70 65 72 5f 74 68 72 65 61 64"
-      "    1a 18 08 08 12 14 73 74 61 74 69 63 5f 73 68 61 72 65 64 5f 6d 65 6d 6f 72 79"
-      "    1a 19 08 09 12 15 64 79 6e 61 6d 69 63 5f 73 68 61 72 65 64 5f 6d 65 6d 6f 72 79"
+      "    1a 0d 08 07 12 09 72 65 67 69 73 74 65 72 73"
+      "    1a 0f 08 08 12 0b 73 74 61 74 69 63 5f 73 6d 65 6d"
+      "    1a 10 08 09 12 0c 64 79 6e 61 6d 69 63 5f 73 6d 65 6d"
       // ---- Packet 8 (8 bytes): its SLICE_END, 20 ns later: no track, no flags.
       "0a 08"
       "  40 14 50 02"
