@@ -155,6 +155,7 @@ ReportTable graphsReport(ReportData& data);       // report_graphs.cpp
 ReportTable uvmReport(ReportData& data);          // report_uvm.cpp
 ReportTable osrtReport(ReportData& data);         // report_osrt.cpp
 ReportTable externalIdsReport(ReportData& data);  // report_external_ids.cpp
+ReportTable devicesReport(ReportData& data);      // report_devices.cpp
 
 // Columns and cells that several reports share.
 std::vector<Column> timeStatColumns(const char* countTitle, const char* countKey);

@@ -50,6 +50,8 @@ const std::vector<Entry>& entries() {
        reports::osrtReport},
       {{"external_ids", "GPU time, kernels and API calls per external id and named scope"},
        reports::externalIdsReport},
+      {{"devices", "per GPU: name, compute capability, SMs, memory, clock, contexts and work"},
+       reports::devicesReport},
   };
   return table;
 }
