@@ -589,10 +589,14 @@ def check_reports_file(report, prefix):
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     titles = ("GPU activities:", "API calls:", "Kernels:", "NVTX ranges:", "GPU utilization:", "Findings:",
-              "Unified memory:", "OS runtime calls:", "GPU time per external id and scope:")
+              "Unified memory:", "OS runtime calls:", "GPU time per external id and scope:", "Devices:")
     missing = [t for t in titles if t not in text]
     report.check("reports", "reports file holds every report", not missing,
                  f"{path}" + (f"; missing {missing}" if missing else ""))
+    # The devices report describes the GPU the sample ran on: its name comes with its details.
+    devices = text[text.find("Devices:"):].split("\n\n")[0] if "Devices:" in text else ""
+    report.check("reports", "devices report names the GPU with its details",
+                 " SMs" in devices and "NVIDIA" in devices, devices[:400])
 
 
 def main():
