@@ -147,10 +147,8 @@ std::string exitSummary(const std::vector<ReportTable>& all, size_t topRows,
     }
   }
   if (!reportsPath.empty())
-    out +=
-        "cuptitrace: all reports (kernels, memory, NVTX, utilization, breakdown, coverage, "
-        "findings) in " +
-        reportsPath + "\n";
+    out += "cuptitrace: all " + std::to_string(all.size()) + " reports (kernels, memory, NVTX, " +
+           "utilization, findings, devices, ...) in " + reportsPath + "\n";
   return out;
 }
 
