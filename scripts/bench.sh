@@ -17,6 +17,9 @@
 # floor_default. The *_threads rows run the loop from THREADS host threads at
 # once, each on its own stream with an NVTX range around each launch
 # (launch_loop threads=T): shared locks on the launching threads show there.
+# "paired floor" is the median of per-round ratios to the floor (each round
+# runs every row once, close in time), steadier than the ratio of medians
+# when the machine's speed drifts between rounds.
 # The exit rows measure the delay from the loop's return from main to the end
 # of the process (EXIT_N launches: the trace is written in that time), per
 # million records of the trace.
@@ -86,7 +89,15 @@ for run in $(seq "$RUNS"); do
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-printf '\n%-20s %16s %14s %18s %16s\n' run "us/launch (med)" "wall ms (med)" "vs untraced" "vs floor"
+# Ratio of two rows' samples taken in the same round, one per round: runs of
+# one round are close in time, so what drifts on the machine between rounds
+# (other work, clocks) cancels out; the median of these is printed too.
+paired() {
+  local -a a=(${per_launch[$1]}) b=(${per_launch[$2]})
+  local i
+  for i in "${!a[@]}"; do awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN {printf "%.4f ", x / y}'; done
+}
+printf '\n%-24s %16s %14s %12s %10s %14s\n' run "us/launch (med)" "wall ms (med)" "vs untraced" "vs floor" "paired floor"
 for name in "${order[@]}"; do
   case $name in torch_*) base=$(median <<<"${per_launch[torch_untraced]}") ;;
                 *_threads) base=$(median <<<"${per_launch[untraced_threads]}") ;;
@@ -95,14 +106,16 @@ for name in "${order[@]}"; do
   w=$(median <<<"${wall[$name]}")
   vs_untraced=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.3f", a / b}')
   vs_floor="-"
+  vs_floor_paired="-"
   floor_name=${name/cuptitrace_/floor_}
   [ "$name" = cuptitrace_osrt ] && floor_name=floor_default  # the floor has no osrt to record
   case $name in *cuptitrace_window) ;;  # no floor run takes windows
     *cuptitrace_*)
     f=$(median <<<"${per_launch[$floor_name]}")
-    vs_floor=$(awk -v a="$m" -v b="$f" 'BEGIN {printf "%.3f", a / b}') ;;
+    vs_floor=$(awk -v a="$m" -v b="$f" 'BEGIN {printf "%.3f", a / b}')
+    vs_floor_paired=$(paired "$name" "$floor_name" | median | awk '{printf "%.3f", $1}') ;;
   esac
-  printf '%-20s %16s %14s %18s %16s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor"
+  printf '%-24s %16s %14s %12s %10s %14s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor" "$vs_floor_paired"
 done
 
 # Exit delay: from the loop's return from main (it prints the wall-clock time)
