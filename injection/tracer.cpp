@@ -115,7 +115,15 @@ bool Tracer::startCollection() {
     // Set before NVTX is enabled, so no NVTX call is recorded outside a window;
     // it takes events once started, after the collector.
     capture_ = std::make_unique<CaptureControl>(
-        config_.capture, CaptureControl::Actions{[this](bool on) { return collector_->setRecording(on); },
+        config_.capture, CaptureControl::Actions{[this](bool on) {
+                                                   const bool ok = collector_->setRecording(on);
+                                                   // C library calls follow the windows too.
+                                                   if (osrtReady_.load(std::memory_order_acquire)) {
+                                                     if (on) osrt::arm(&osrtRecorder_, cuptiNow);
+                                                     else osrt::disarm();
+                                                   }
+                                                   return ok;
+                                                 },
                                                  [this] { collector_->flush(); },
                                                  [this] { return detach_->advance(); }});
     subscriber_->setCapture(capture_.get());
@@ -193,7 +201,10 @@ void Tracer::startOsrt() {
   }
   osrtRecorder_.internNames(trace_.strings);
   osrtRecorder_.setThreshold(config_.osrtThresholdNs);
-  osrt::arm(&osrtRecorder_, cuptiNow);
+  osrtReady_.store(true, std::memory_order_release);
+  // With capture windows, only inside one; from now on the windows arm and
+  // disarm it as they open and close.
+  if (!capture_ || capture_->on()) osrt::arm(&osrtRecorder_, cuptiNow);
 }
 
 void Tracer::finish() {

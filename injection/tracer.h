@@ -61,6 +61,7 @@ class Tracer {
   std::unique_ptr<CuptiDetach> detach_;  // with capture windows: past the last one
   std::unique_ptr<ExternalIds> externalIds_;  // set before tracing is active
   OsrtRecorder osrtRecorder_;  // only with CUPTITRACE_CAPTURE other than all
+  std::atomic<bool> osrtReady_{false};  // the osrt activity can record (startOsrt)
 };
 
 }  // namespace cuptitrace

@@ -119,6 +119,15 @@ for check in checks.split():
             lo, hi = (float(v) for v in span.split(".."))
             ms = got[0] if windows is not None else float(exit_line.group(2)) * 1e3
             ok = lo <= ms <= hi
+    elif key == "osrt":      # lo..hi usleep calls recorded; every C library call inside a window
+        lo, hi = (int(v) for v in want.split(".."))
+        calls = [a for a in api if a.get("domain") == "osrt"]
+        sleeps = [a for a in calls if a["name"] == "usleep"]
+        spans = [(w["start_ns"], w["end_ns"]) for w in (windows or [])]
+        outside = [a["name"] for a in calls
+                   if not any(s <= int(a["start_ns"]) <= e for s, e in spans)]
+        got = f"{len(sleeps)} usleep of {len(calls)} calls ({sorted({a['name'] for a in calls})}), {len(outside)} outside windows"
+        ok = lo <= len(sleeps) <= hi and not outside
     elif key == "stderr":    # a text the run's stderr must hold (spaces as ~)
         text = want.replace("~", " ")
         ok, got = text in stderr, "present" if text in stderr else "absent"
@@ -161,6 +170,10 @@ run signal_usr1_unused "grids= launches=0 windows=0" \
   CUPTITRACE_CAPTURE=signal:USR1 -- capture_steps time
 run time "grid_span=3..7 memsets=0 windows=1:490..520" \
   CUPTITRACE_CAPTURE=time:1s+500ms -- capture_steps time
+# C library calls follow the window too: of the 20 sleeps of 100 ms, the 4-6
+# in the 500 ms window (the library preloaded, as the cuptitrace command does).
+run time_osrt "grid_span=3..7 osrt=3..7 windows=1:490..520" \
+  LD_PRELOAD="$lib" CUPTITRACE_ACTIVITIES=default,osrt CUPTITRACE_CAPTURE=time:1s+500ms -- capture_steps time
 run exclude "grids=7x3,8x3,9x3,10x3 launches=12 counter=filtered.kernels:18 counter=filtered.launch_calls:18" \
   'CUPTITRACE_KERNEL_EXCLUDE=iteration_kernel<[1-6]>' -- profiler_window
 run include "grids=7x3 launches=3 counter=filtered.kernels:27" \
