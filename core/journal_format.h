@@ -45,6 +45,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/binary_io.h"
+
 namespace cuptitrace::journal {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the spill journal is little-endian");
@@ -87,48 +89,8 @@ uint32_t crc32c(const void* data, size_t n, uint32_t crc = 0);
 BlockHeader makeHeader(Block type, uint32_t length, uint32_t payloadCrc);
 bool headerValid(const BlockHeader& h);
 
-// Appends values to a byte buffer (the native format's encoding).
-class Writer {
- public:
-  explicit Writer(std::string& out) : out_(out) {}
-  void u32(uint32_t v) { raw(&v, sizeof v); }
-  void i32(int32_t v) { raw(&v, sizeof v); }
-  void u64(uint64_t v) { raw(&v, sizeof v); }
-  void str(std::string_view s) {
-    u32(static_cast<uint32_t>(s.size()));
-    out_.append(s.data(), s.size());
-  }
-  void raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
-
- private:
-  std::string& out_;
-};
-
-// Reads values from a byte range; every read checks the bytes are there.
-class Reader {
- public:
-  explicit Reader(std::string_view data) : data_(data) {}
-  bool u32(uint32_t& v) { return raw(&v, sizeof v); }
-  bool i32(int32_t& v) { return raw(&v, sizeof v); }
-  bool u64(uint64_t& v) { return raw(&v, sizeof v); }
-  bool str(std::string& s) {
-    uint32_t n = 0;
-    if (!u32(n) || n > remaining()) return false;
-    s.assign(data_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  bool raw(void* out, size_t n) {
-    if (n > remaining()) return false;
-    std::memcpy(out, data_.data() + pos_, n);
-    pos_ += n;
-    return true;
-  }
-  size_t remaining() const { return data_.size() - pos_; }
-
- private:
-  std::string_view data_;
-  size_t pos_ = 0;
-};
+// The native format's encoding (binary_io.h).
+using Writer = binary_io::ByteWriter;
+using Reader = binary_io::ByteReader;
 
 }  // namespace cuptitrace::journal

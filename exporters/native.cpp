@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "exporters/binary_io.h"
+#include "core/binary_io.h"
 
 namespace cuptitrace {
 namespace {

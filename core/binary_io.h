@@ -1,6 +1,7 @@
-// Small helpers to write and read the native trace format: fixed-width
-// little-endian integers and length-prefixed strings, with bounds checks on
-// every read so that a corrupt or truncated file is an error, never a crash.
+// Small helpers to write and read the native trace format and the spill
+// journal's blocks (which share its encoding): fixed-width little-endian
+// integers and length-prefixed strings, with bounds checks on every read so
+// that a corrupt or truncated file is an error, never a crash.
 #pragma once
 
 #include <algorithm>
