@@ -16,6 +16,9 @@ using RangePushA = int (*)(const char*);
 using NameCategoryA = void (*)(uint32_t, const char*);
 using NameOsThreadA = void (*)(uint32_t, const char*);
 using NameCuContextA = void (*)(CUcontext, const char*);
+using NameCuDeviceA = void (*)(CUdevice, const char*);
+using NameCuStreamA = void (*)(CUstream, const char*);  // also the runtime's cudaStream_t
+using NameCudaDeviceA = void (*)(int, const char*);
 
 // CUPTI's handlers of the ASCII calls, captured once at NVTX initialization.
 std::atomic<MarkA> gMarkA{nullptr};
@@ -24,6 +27,10 @@ std::atomic<RangePushA> gRangePushA{nullptr};
 std::atomic<NameCategoryA> gNameCategoryA{nullptr};
 std::atomic<NameOsThreadA> gNameOsThreadA{nullptr};
 std::atomic<NameCuContextA> gNameCuContextA{nullptr};
+std::atomic<NameCuDeviceA> gNameCuDeviceA{nullptr};
+std::atomic<NameCuStreamA> gNameCuStreamA{nullptr};
+std::atomic<NameCudaDeviceA> gNameCudaDeviceA{nullptr};
+std::atomic<NameCuStreamA> gNameCudaStreamA{nullptr};
 
 void markW(const wchar_t* message) {
   if (auto f = gMarkA.load()) f(wideToUtf8(message).c_str());
@@ -44,6 +51,18 @@ void nameOsThreadW(uint32_t threadId, const wchar_t* name) {
 }
 void nameCuContextW(CUcontext context, const wchar_t* name) {
   if (auto f = gNameCuContextA.load(); f != nullptr && name != nullptr) f(context, wideToUtf8(name).c_str());
+}
+void nameCuDeviceW(CUdevice device, const wchar_t* name) {
+  if (auto f = gNameCuDeviceA.load(); f != nullptr && name != nullptr) f(device, wideToUtf8(name).c_str());
+}
+void nameCuStreamW(CUstream stream, const wchar_t* name) {
+  if (auto f = gNameCuStreamA.load(); f != nullptr && name != nullptr) f(stream, wideToUtf8(name).c_str());
+}
+void nameCudaDeviceW(int device, const wchar_t* name) {
+  if (auto f = gNameCudaDeviceA.load(); f != nullptr && name != nullptr) f(device, wideToUtf8(name).c_str());
+}
+void nameCudaStreamW(CUstream stream, const wchar_t* name) {
+  if (auto f = gNameCudaStreamA.load(); f != nullptr && name != nullptr) f(stream, wideToUtf8(name).c_str());
 }
 
 // Reads the ASCII slot into `saved` and, when set, points the wide slot at `wrapper`.
@@ -84,6 +103,19 @@ int routeWideNvtxCalls(const void* getExportTable) {
   if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CUDA, &table, &size) && table != nullptr) {
     routed += route(table, size, NVTX_CBID_CUDA_NameCuContextA, NVTX_CBID_CUDA_NameCuContextW, gNameCuContextA,
                     &nameCuContextW);
+    routed += route(table, size, NVTX_CBID_CUDA_NameCuDeviceA, NVTX_CBID_CUDA_NameCuDeviceW, gNameCuDeviceA,
+                    &nameCuDeviceW);
+    routed += route(table, size, NVTX_CBID_CUDA_NameCuStreamA, NVTX_CBID_CUDA_NameCuStreamW, gNameCuStreamA,
+                    &nameCuStreamW);
+  }
+  // And the runtime's (cudaStream_t is the driver's CUstream).
+  table = nullptr;
+  size = 0;
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CUDART, &table, &size) && table != nullptr) {
+    routed += route(table, size, NVTX_CBID_CUDART_NameCudaDeviceA, NVTX_CBID_CUDART_NameCudaDeviceW,
+                    gNameCudaDeviceA, &nameCudaDeviceW);
+    routed += route(table, size, NVTX_CBID_CUDART_NameCudaStreamA, NVTX_CBID_CUDART_NameCudaStreamW,
+                    gNameCudaStreamA, &nameCudaStreamW);
   }
   return routed;
 }

@@ -3,7 +3,9 @@
 // vanish and its pop would close the wrong range. After CUPTI has installed
 // its NVTX handlers we route each wide call to CUPTI's handler of the ASCII
 // call, with the text converted to UTF-8, so it is recorded like any other.
-// nvtxNameCuContextW goes the same way, so a context named either way is named.
+// The CUDA and runtime modules' wide name calls (nvtxNameCuContextW,
+// nvtxNameCuDeviceW, nvtxNameCuStreamW, nvtxNameCudaDeviceW,
+// nvtxNameCudaStreamW) go the same way, so a handle named either way is named.
 #pragma once
 
 namespace cuptitrace {

@@ -1,4 +1,5 @@
-// nvtxNameCuContextW routed to the handler of nvtxNameCuContextA, the text
+// The wide-string name calls of the CUDA modules (nvtxNameCuContextW,
+// nvtxNameCudaStreamW, ...) routed to the handlers of their A calls, the text
 // converted to UTF-8, through a stand-in for the tables NVTX hands a tool.
 #include <catch2/catch.hpp>
 
@@ -25,11 +26,28 @@ void NVTX_API asciiHandler(CUcontext context, const char* name) {
 }
 void NVTX_API wideHandler(CUcontext, const wchar_t*) { gCalls += 100; }  // what routing replaces
 
-// The CUDA module's slots; the core module is absent, so only these can be routed.
+// What the stand-in for CUPTI's nvtxNameCudaStreamA handler was called with.
+CUstream gNamedStream = nullptr;
+std::string gStreamNamedAs;
+void NVTX_API streamAsciiHandler(CUstream stream, const char* name) {
+  gNamedStream = stream;
+  gStreamNamedAs = name;
+}
+void NVTX_API streamWideHandler(CUstream, const wchar_t*) {}
+
+// The CUDA and runtime modules' slots; the core module is absent.
 NvtxFunctionPointer gSlots[NVTX_CBID_CUDA_SIZE] = {};
 NvtxFunctionPointer* gTable[NVTX_CBID_CUDA_SIZE] = {};
+NvtxFunctionPointer gRtSlots[NVTX_CBID_CUDART_SIZE] = {};
+NvtxFunctionPointer* gRtTable[NVTX_CBID_CUDART_SIZE] = {};
 
 int NVTX_API getModuleFunctionTable(NvtxCallbackModule module, NvtxFunctionTable* out, unsigned* size) {
+  if (module == NVTX_CB_MODULE_CUDART) {
+    for (unsigned i = 0; i < NVTX_CBID_CUDART_SIZE; ++i) gRtTable[i] = &gRtSlots[i];
+    *out = gRtTable;
+    *size = NVTX_CBID_CUDART_SIZE;
+    return 1;
+  }
   if (module != NVTX_CB_MODULE_CUDA) return 0;
   for (unsigned i = 0; i < NVTX_CBID_CUDA_SIZE; ++i) gTable[i] = &gSlots[i];
   *out = gTable;
@@ -59,4 +77,17 @@ TEST_CASE("nvtx wide: nvtxNameCuContextW reaches the A handler as UTF-8") {
   // A null name is the program's mistake: nothing is named, nothing crashes.
   wide(context, nullptr);
   CHECK(gCalls == 1);
+}
+
+TEST_CASE("nvtx wide: nvtxNameCudaStreamW reaches the runtime module's A handler as UTF-8") {
+  gRtSlots[NVTX_CBID_CUDART_NameCudaStreamA] = reinterpret_cast<NvtxFunctionPointer>(&streamAsciiHandler);
+  gRtSlots[NVTX_CBID_CUDART_NameCudaStreamW] = reinterpret_cast<NvtxFunctionPointer>(&streamWideHandler);
+  CHECK(routeWideNvtxCalls(reinterpret_cast<const void*>(&getExportTable)) >= 1);
+  REQUIRE(gRtSlots[NVTX_CBID_CUDART_NameCudaStreamW] != reinterpret_cast<NvtxFunctionPointer>(&streamWideHandler));
+  using WideCall = void(NVTX_API*)(CUstream, const wchar_t*);
+  const auto wide = reinterpret_cast<WideCall>(gRtSlots[NVTX_CBID_CUDART_NameCudaStreamW]);
+  const auto stream = reinterpret_cast<CUstream>(0x5678);
+  wide(stream, L"d\u00e9bit");
+  CHECK(gNamedStream == stream);
+  CHECK(gStreamNamedAs == "d\xC3\xA9" "bit");
 }
