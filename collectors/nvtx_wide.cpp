@@ -43,26 +43,12 @@ int rangePushW(const wchar_t* message) {
   auto f = gRangePushA.load();
   return f ? f(wideToUtf8(message).c_str()) : -1;
 }
-void nameCategoryW(uint32_t category, const wchar_t* name) {
-  if (auto f = gNameCategoryA.load()) f(category, wideToUtf8(name).c_str());
-}
-void nameOsThreadW(uint32_t threadId, const wchar_t* name) {
-  if (auto f = gNameOsThreadA.load()) f(threadId, wideToUtf8(name).c_str());
-}
-void nameCuContextW(CUcontext context, const wchar_t* name) {
-  if (auto f = gNameCuContextA.load(); f != nullptr && name != nullptr) f(context, wideToUtf8(name).c_str());
-}
-void nameCuDeviceW(CUdevice device, const wchar_t* name) {
-  if (auto f = gNameCuDeviceA.load(); f != nullptr && name != nullptr) f(device, wideToUtf8(name).c_str());
-}
-void nameCuStreamW(CUstream stream, const wchar_t* name) {
-  if (auto f = gNameCuStreamA.load(); f != nullptr && name != nullptr) f(stream, wideToUtf8(name).c_str());
-}
-void nameCudaDeviceW(int device, const wchar_t* name) {
-  if (auto f = gNameCudaDeviceA.load(); f != nullptr && name != nullptr) f(device, wideToUtf8(name).c_str());
-}
-void nameCudaStreamW(CUstream stream, const wchar_t* name) {
-  if (auto f = gNameCudaStreamA.load(); f != nullptr && name != nullptr) f(stream, wideToUtf8(name).c_str());
+// A wide name call (nvtxNameCategoryW, nvtxNameCuStreamW, ...): the handle or
+// id passed on, the name in UTF-8. A null name is the program's mistake:
+// nothing is named.
+template <typename Handle, std::atomic<void (*)(Handle, const char*)>& ascii>
+void nameW(Handle handle, const wchar_t* name) {
+  if (auto f = ascii.load(); f != nullptr && name != nullptr) f(handle, wideToUtf8(name).c_str());
 }
 
 // Reads the ASCII slot into `saved` and, when set, points the wide slot at `wrapper`.
@@ -94,28 +80,30 @@ int routeWideNvtxCalls(const void* getExportTable) {
     routed += route(table, size, NVTX_CBID_CORE_MarkA, NVTX_CBID_CORE_MarkW, gMarkA, &markW);
     routed += route(table, size, NVTX_CBID_CORE_RangeStartA, NVTX_CBID_CORE_RangeStartW, gRangeStartA, &rangeStartW);
     routed += route(table, size, NVTX_CBID_CORE_RangePushA, NVTX_CBID_CORE_RangePushW, gRangePushA, &rangePushW);
-    routed += route(table, size, NVTX_CBID_CORE_NameCategoryA, NVTX_CBID_CORE_NameCategoryW, gNameCategoryA, &nameCategoryW);
-    routed += route(table, size, NVTX_CBID_CORE_NameOsThreadA, NVTX_CBID_CORE_NameOsThreadW, gNameOsThreadA, &nameOsThreadW);
+    routed += route(table, size, NVTX_CBID_CORE_NameCategoryA, NVTX_CBID_CORE_NameCategoryW, gNameCategoryA,
+                    &nameW<uint32_t, gNameCategoryA>);
+    routed += route(table, size, NVTX_CBID_CORE_NameOsThreadA, NVTX_CBID_CORE_NameOsThreadW, gNameOsThreadA,
+                    &nameW<uint32_t, gNameOsThreadA>);
   }
   // The driver-handle names live in a module of their own.
   table = nullptr;
   size = 0;
   if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CUDA, &table, &size) && table != nullptr) {
     routed += route(table, size, NVTX_CBID_CUDA_NameCuContextA, NVTX_CBID_CUDA_NameCuContextW, gNameCuContextA,
-                    &nameCuContextW);
+                    &nameW<CUcontext, gNameCuContextA>);
     routed += route(table, size, NVTX_CBID_CUDA_NameCuDeviceA, NVTX_CBID_CUDA_NameCuDeviceW, gNameCuDeviceA,
-                    &nameCuDeviceW);
+                    &nameW<CUdevice, gNameCuDeviceA>);
     routed += route(table, size, NVTX_CBID_CUDA_NameCuStreamA, NVTX_CBID_CUDA_NameCuStreamW, gNameCuStreamA,
-                    &nameCuStreamW);
+                    &nameW<CUstream, gNameCuStreamA>);
   }
   // And the runtime's (cudaStream_t is the driver's CUstream).
   table = nullptr;
   size = 0;
   if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CUDART, &table, &size) && table != nullptr) {
     routed += route(table, size, NVTX_CBID_CUDART_NameCudaDeviceA, NVTX_CBID_CUDART_NameCudaDeviceW,
-                    gNameCudaDeviceA, &nameCudaDeviceW);
+                    gNameCudaDeviceA, &nameW<int, gNameCudaDeviceA>);
     routed += route(table, size, NVTX_CBID_CUDART_NameCudaStreamA, NVTX_CBID_CUDART_NameCudaStreamW,
-                    gNameCudaStreamA, &nameCudaStreamW);
+                    gNameCudaStreamA, &nameW<CUstream, gNameCudaStreamA>);
   }
   return routed;
 }
