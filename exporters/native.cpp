@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/binary_io.h"
+#include "core/trace_info_io.h"
 
 namespace cuptitrace {
 namespace {
@@ -91,47 +92,11 @@ class NativeWriter {
     std::string body;
     binary_io::ByteWriter m(body);
     const TraceMetadata& meta = trace.meta;
-    m.str(meta.toolVersion);
-    m.str(meta.hostName);
-    m.u32(meta.pid);
-    m.str(meta.processName);
-    m.str(meta.commandLine);
-    m.str(meta.clock);
-    m.u64(meta.baseTimestampNs);
-    m.u64(meta.startRealtimeNs);
-    m.u64(meta.startTimestampNs);
-    m.u64(meta.endTimestampNs);
-    m.u32(meta.cuptiVersion);
-    m.i32(meta.driverVersion);
-    m.u32(static_cast<uint32_t>(meta.config.size()));
-    for (const auto& [name, value] : meta.config) {
-      m.str(name);
-      m.str(value);
-    }
-    m.u32(static_cast<uint32_t>(trace.devices.size()));
-    for (const DeviceInfo& d : trace.devices) {
-      m.u32(d.id);
-      m.str(d.name);
-      m.u32(d.computeMajor);
-      m.u32(d.computeMinor);
-      m.u32(d.multiprocessors);
-      m.u64(d.globalMemoryBytes);
-      m.u32(d.coreClockKHz);
-      m.str(d.uuid);
-    }
-    m.u32(static_cast<uint32_t>(trace.contexts.size()));
-    for (const ContextInfo& c : trace.contexts) {
-      m.u32(c.contextId);
-      m.u32(c.deviceId);
-      m.u32(c.nullStreamId);
-    }
-    for (const auto* names : {&trace.streamNames, &trace.threadNames, &trace.deviceNames}) {
-      m.u32(static_cast<uint32_t>(names->size()));
-      for (const auto& [id, name] : *names) {
-        m.u32(id);
-        m.str(name);
-      }
-    }
+    binary_io::writeMetadataHead(m, meta);
+    binary_io::writeDevices(m, trace.devices);
+    binary_io::writeContexts(m, trace.contexts);
+    for (const auto* names : {&trace.streamNames, &trace.threadNames, &trace.deviceNames})
+      binary_io::writeNames(m, *names);
     m.u32(static_cast<uint32_t>(trace.counters.size()));
     for (const auto& [name, value] : trace.counters) {
       m.str(name);
@@ -156,11 +121,7 @@ class NativeWriter {
       m.u32(d.copyEngines);
     }
     // Then the contexts' NVTX names.
-    m.u32(static_cast<uint32_t>(trace.contextNames.size()));
-    for (const auto& [id, name] : trace.contextNames) {
-      m.u32(id);
-      m.str(name);
-    }
+    binary_io::writeNames(m, trace.contextNames);
 
     sectionHeader(kTagMetadata, body.size());
     buffer_ += body;
@@ -329,43 +290,13 @@ class NativeReader {
     if (!readSection(length, body)) return truncated("the METADATA section");
     binary_io::ByteReader r(body);
     TraceMetadata& meta = trace_.meta;
-    bool ok = r.str(meta.toolVersion) && r.str(meta.hostName) && r.u32(meta.pid) &&
-              r.str(meta.processName) && r.str(meta.commandLine) && r.str(meta.clock) &&
-              r.u64(meta.baseTimestampNs) && r.u64(meta.startRealtimeNs) &&
-              r.u64(meta.startTimestampNs) && r.u64(meta.endTimestampNs) &&
-              r.u32(meta.cuptiVersion) && r.i32(meta.driverVersion);
-    uint32_t n = 0;
-    ok = ok && r.u32(n);
     // Counts come from the file: never reserve from them, only grow as
     // entries are actually read, so a corrupt count cannot allocate much.
-    for (uint32_t i = 0; ok && i < n; ++i) {
-      std::pair<std::string, std::string> kv;
-      ok = r.str(kv.first) && r.str(kv.second);
-      if (ok) meta.config.push_back(std::move(kv));
-    }
-    ok = ok && r.u32(n);
-    for (uint32_t i = 0; ok && i < n; ++i) {
-      DeviceInfo d;
-      ok = r.u32(d.id) && r.str(d.name) && r.u32(d.computeMajor) && r.u32(d.computeMinor) &&
-           r.u32(d.multiprocessors) && r.u64(d.globalMemoryBytes) && r.u32(d.coreClockKHz) &&
-           r.str(d.uuid);
-      if (ok) trace_.devices.push_back(std::move(d));
-    }
-    ok = ok && r.u32(n);
-    for (uint32_t i = 0; ok && i < n; ++i) {
-      ContextInfo c;
-      ok = r.u32(c.contextId) && r.u32(c.deviceId) && r.u32(c.nullStreamId);
-      if (ok) trace_.contexts.push_back(c);
-    }
-    for (auto* names : {&trace_.streamNames, &trace_.threadNames, &trace_.deviceNames}) {
-      ok = ok && r.u32(n);
-      for (uint32_t i = 0; ok && i < n; ++i) {
-        uint32_t id = 0;
-        std::string name;
-        ok = r.u32(id) && r.str(name);
-        if (ok) (*names)[id] = std::move(name);
-      }
-    }
+    bool ok = binary_io::readMetadataHead(r, meta) && binary_io::readDevices(r, trace_.devices) &&
+              binary_io::readContexts(r, trace_.contexts);
+    for (auto* names : {&trace_.streamNames, &trace_.threadNames, &trace_.deviceNames})
+      ok = ok && binary_io::readNames(r, *names);
+    uint32_t n = 0;
     ok = ok && r.u32(n);
     for (uint32_t i = 0; ok && i < n; ++i) {
       std::string name;
@@ -412,15 +343,7 @@ class NativeReader {
       }
     }
     // Context names: absent before they were saved.
-    if (ok && r.remaining() > 0) {
-      ok = r.u32(n);
-      for (uint32_t i = 0; ok && i < n; ++i) {
-        uint32_t id = 0;
-        std::string name;
-        ok = r.u32(id) && r.str(name);
-        if (ok) trace_.contextNames[id] = std::move(name);
-      }
-    }
+    if (ok && r.remaining() > 0) ok = binary_io::readNames(r, trace_.contextNames);
     if (!ok) return fail("malformed METADATA section (a field runs past the section)");
     // Bytes left over are fields added by a newer writer of the same version: ignored.
     return true;
