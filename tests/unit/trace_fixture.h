@@ -13,6 +13,9 @@ inline const std::string kHostileKernelName =
     "_Z6kernelIN4math6VectorIfLi3EEEEvPKT_\"quoted\"\\back\nslash";
 inline const std::string kUtf8Message = "r\xC3\xA9gion \xE2\x9C\x93 \"q\" \\ ,comma\nline";
 
+// The pid fillSampleTrace and initTrace give the traced process.
+inline constexpr uint32_t kSamplePid = 4242;
+
 inline std::string longTemplateName() {
   std::string name = "void gemm<";
   for (int i = 0; i < 200; ++i) name += "cutlass::layout::RowMajor<" + std::to_string(i) + ">, ";
@@ -26,7 +29,7 @@ inline std::string longTemplateName() {
 inline void fillSampleTrace(Trace& t) {
   t.meta.toolVersion = "test";
   t.meta.hostName = "testhost";
-  t.meta.pid = 4242;
+  t.meta.pid = kSamplePid;
   t.meta.processName = "sample_app";
   t.meta.commandLine = "./sample_app --flag \"x\"";
   t.meta.baseTimestampNs = 1'000'000'000ull;
@@ -116,6 +119,72 @@ inline void fillSampleTrace(Trace& t) {
   o.start = b + 46000; o.end = b + 47000; o.name = t.strings.intern("CUPTI buffer flush");
   o.threadId = 4242; o.deviceId = 0xffffffff;
   t.store.add(o);
+}
+
+// A trace with just what a test adds, on the sample's pid and base.
+inline void initTrace(Trace& t) {
+  t.meta.pid = kSamplePid;
+  t.meta.processName = "app";
+  t.meta.baseTimestampNs = 1'000'000'000ull;
+  t.devices.push_back({0, "NVIDIA H100 80GB HBM3", 9, 0, 132, 85ull << 30, 1980000, "GPU-1234"});
+}
+inline void addApi(Trace& t, uint64_t start, uint64_t end, uint32_t correlation, uint32_t tid = kSamplePid,
+                   ApiDomain domain = ApiDomain::Runtime, const char* name = "cudaLaunchKernel") {
+  ApiRecord r{};
+  r.start = start;
+  r.end = end;
+  r.name = t.strings.intern(name);
+  r.correlationId = correlation;
+  r.threadId = tid;
+  r.domain = static_cast<uint8_t>(domain);
+  t.store.add(r);
+}
+inline void addKernel(Trace& t, uint64_t start, uint64_t end, uint32_t correlation, uint32_t stream = 7,
+                      const std::string& name = "_Z3addPfS_S_i") {
+  KernelRecord k{};
+  k.start = start;
+  k.end = end;
+  k.name = t.strings.intern(name);
+  k.correlationId = correlation;
+  k.contextId = 1;
+  k.streamId = stream;
+  k.gridX = k.gridY = k.gridZ = 1;
+  k.blockX = k.blockY = k.blockZ = 1;
+  t.store.add(k);
+}
+inline void addNvtx(Trace& t, NvtxType type, uint64_t start, uint64_t end, const std::string& message,
+                    uint32_t tid = kSamplePid) {
+  NvtxRecord n{};
+  n.type = static_cast<uint8_t>(type);
+  n.start = start;
+  n.end = end;
+  n.message = t.strings.intern(message);
+  n.threadId = n.endThreadId = tid;
+  t.store.add(n);
+}
+
+// Two launches for the arguments written only when unusual: correlation 1 is
+// a plain call and kernel; correlation 2 a call that failed (719) and a
+// cooperative, device-launched kernel that is node 44 of graph 3.
+inline void addUsualAndUnusualLaunch(Trace& t) {
+  const uint64_t b = t.meta.baseTimestampNs;
+  addApi(t, b + 100, b + 200, 1);
+  addKernel(t, b + 300, b + 400, 1);
+  ApiRecord failed = t.store.records<ApiRecord>()[0];
+  failed.start = b + 500;
+  failed.end = b + 600;
+  failed.correlationId = 2;
+  failed.returnValue = 719;  // cudaErrorLaunchFailure
+  t.store.add(failed);
+  KernelRecord k = t.store.records<KernelRecord>()[0];
+  k.start = b + 700;
+  k.end = b + 800;
+  k.correlationId = 2;
+  k.launchType = static_cast<uint8_t>(KernelLaunchType::CooperativeSingle);
+  k.isDeviceLaunched = 1;
+  k.graphId = 3;
+  k.graphNodeId = 44;
+  t.store.add(k);
 }
 
 }  // namespace cuptitrace::testing

@@ -24,7 +24,12 @@
 #include "trace_fixture.h"
 
 using namespace cuptitrace;
+using cuptitrace::testing::addApi;
+using cuptitrace::testing::addKernel;
+using cuptitrace::testing::addNvtx;
+using cuptitrace::testing::addUsualAndUnusualLaunch;
 using cuptitrace::testing::fillSampleTrace;
+using cuptitrace::testing::initTrace;
 using cuptitrace::testing::kHostileKernelName;
 using cuptitrace::testing::kUtf8Message;
 using cuptitrace::testing::longTemplateName;
@@ -32,7 +37,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr uint32_t kHostPid = 4242;
+constexpr uint32_t kHostPid = cuptitrace::testing::kSamplePid;
 const uint32_t kGpuPid = gpuProcessId(kHostPid, 0);
 
 struct Exported {
@@ -115,47 +120,6 @@ std::string partialOverlap(const json& events) {
   return {};
 }
 
-// A trace with just what a test adds, on the sample's pid and base.
-void initTrace(Trace& t) {
-  t.meta.pid = kHostPid;
-  t.meta.processName = "app";
-  t.meta.baseTimestampNs = 1'000'000'000ull;
-  t.devices.push_back({0, "NVIDIA H100 80GB HBM3", 9, 0, 132, 85ull << 30, 1980000, "GPU-1234"});
-}
-void addApi(Trace& t, uint64_t start, uint64_t end, uint32_t correlation, uint32_t tid = kHostPid,
-            ApiDomain domain = ApiDomain::Runtime, const char* name = "cudaLaunchKernel") {
-  ApiRecord r{};
-  r.start = start;
-  r.end = end;
-  r.name = t.strings.intern(name);
-  r.correlationId = correlation;
-  r.threadId = tid;
-  r.domain = static_cast<uint8_t>(domain);
-  t.store.add(r);
-}
-void addKernel(Trace& t, uint64_t start, uint64_t end, uint32_t correlation, uint32_t stream = 7,
-               const std::string& name = "_Z3addPfS_S_i") {
-  KernelRecord k{};
-  k.start = start;
-  k.end = end;
-  k.name = t.strings.intern(name);
-  k.correlationId = correlation;
-  k.contextId = 1;
-  k.streamId = stream;
-  k.gridX = k.gridY = k.gridZ = 1;
-  k.blockX = k.blockY = k.blockZ = 1;
-  t.store.add(k);
-}
-void addNvtx(Trace& t, NvtxType type, uint64_t start, uint64_t end, const std::string& message,
-             uint32_t tid = kHostPid) {
-  NvtxRecord n{};
-  n.type = static_cast<uint8_t>(type);
-  n.start = start;
-  n.end = end;
-  n.message = t.strings.intern(message);
-  n.threadId = n.endThreadId = tid;
-  t.store.add(n);
-}
 
 }  // namespace
 
@@ -554,22 +518,7 @@ TEST_CASE("chrome json: arguments of kernels, copies, sets, syncs and overhead")
 TEST_CASE("chrome json: arguments only written when they differ from the usual") {
   Trace t;
   initTrace(t);
-  const uint64_t b = t.meta.baseTimestampNs;
-  addApi(t, b + 100, b + 200, 1);
-  addKernel(t, b + 300, b + 400, 1);
-  ApiRecord failed = t.store.records<ApiRecord>()[0];
-  failed.start = b + 500;
-  failed.end = b + 600;
-  failed.correlationId = 2;
-  failed.returnValue = 719;  // cudaErrorLaunchFailure
-  t.store.add(failed);
-  KernelRecord k = t.store.records<KernelRecord>()[0];
-  k.start = b + 700;
-  k.end = b + 800;
-  k.correlationId = 2;
-  k.launchType = static_cast<uint8_t>(KernelLaunchType::CooperativeSingle);
-  k.isDeviceLaunched = 1;
-  t.store.add(k);
+  addUsualAndUnusualLaunch(t);
   const Exported e = exportTrace(t);
   CHECK_FALSE(sliceByCorrelation(e.events(), "cuda_runtime", 1)["args"].contains("return_value"));
   CHECK(sliceByCorrelation(e.events(), "cuda_runtime", 2)["args"]["return_value"] == 719);
@@ -577,6 +526,8 @@ TEST_CASE("chrome json: arguments only written when they differ from the usual")
   const json second = sliceByCorrelation(e.events(), "kernel", 2)["args"];
   CHECK(second["launch_type"] == "CooperativeSingle");
   CHECK(second["device_launched"] == true);
+  CHECK(second["graph_id"] == 3);
+  CHECK(second["graph_node_id"] == 44);
 }
 
 TEST_CASE("chrome json: syncs go to their context's device, device 0 when unknown") {
