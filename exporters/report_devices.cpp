@@ -81,10 +81,8 @@ ReportTable devicesReport(ReportData& data) {
     row.push_back(Cell::integer(w.sets));
     row.push_back(Cell::integer(w.streams.size()));
     row.push_back(list.empty() ? Cell::none() : Cell::text(list));
-    // As the timeline's GPU process is named, without the "GPU n: " the Device column says.
-    std::string name = gpuProcessName(trace, device);
-    const size_t colon = name.find(": ");
-    row.push_back(Cell::text(colon == std::string::npos ? "" : name.substr(colon + 2)));
+    // As the timeline's GPU process is named, less the "GPU n" the Device column says.
+    row.push_back(Cell::text(gpuDescription(trace, device)));
     table.rows.push_back(std::move(row));
   }
   if (!table.rows.empty())

@@ -82,19 +82,26 @@ std::string hostProcessName(const Trace& trace) {
   return program.empty() ? "Process " + std::to_string(trace.meta.pid) : program;
 }
 
-std::string gpuProcessName(const Trace& trace, uint32_t device) {
-  std::string name = "GPU " + std::to_string(device);
+namespace {
+
+// A device's name (NVTX's, else CUPTI's) and its details, apart.
+struct DeviceText {
+  std::string name;
+  std::string details;  // "CC 9.0, 132 SMs, 79.2 GiB, 1980 MHz", what is known of it
+};
+
+DeviceText describeDevice(const Trace& trace, uint32_t device) {
+  DeviceText text;
   const auto named = trace.deviceNames.find(device);
   const DeviceInfo* info = trace.findDevice(device);
   if (named != trace.deviceNames.end()) {
-    name += ": " + named->second;
-  } else if (info != nullptr && !info->name.empty()) {
-    name += ": " + info->name;
+    text.name = named->second;
+  } else if (info != nullptr) {
+    text.name = info->name;
   }
-  if (info == nullptr) return name;
+  if (info == nullptr) return text;
   // What tells two GPUs apart at a glance: compute capability, SMs, memory, clock.
-  std::string details;
-  auto add = [&](const std::string& part) { details += (details.empty() ? "" : ", ") + part; };
+  auto add = [&](const std::string& part) { text.details += (text.details.empty() ? "" : ", ") + part; };
   if (info->computeMajor != 0)
     add("CC " + std::to_string(info->computeMajor) + "." + std::to_string(info->computeMinor));
   if (info->multiprocessors != 0) add(std::to_string(info->multiprocessors) + " SMs");
@@ -104,7 +111,22 @@ std::string gpuProcessName(const Trace& trace, uint32_t device) {
     add(std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " GiB");
   }
   if (info->coreClockKHz != 0) add(std::to_string((info->coreClockKHz + 500) / 1000) + " MHz");
-  if (!details.empty()) name += " (" + details + ")";
+  return text;
+}
+
+}  // namespace
+
+std::string gpuDescription(const Trace& trace, uint32_t device) {
+  const DeviceText text = describeDevice(trace, device);
+  if (text.details.empty()) return text.name;
+  return text.name.empty() ? "(" + text.details + ")" : text.name + " (" + text.details + ")";
+}
+
+std::string gpuProcessName(const Trace& trace, uint32_t device) {
+  const DeviceText text = describeDevice(trace, device);
+  std::string name = "GPU " + std::to_string(device);
+  if (!text.name.empty()) name += ": " + text.name;
+  if (!text.details.empty()) name += " (" + text.details + ")";
   return name;
 }
 

@@ -114,6 +114,9 @@ std::string hostProcessName(const Trace& trace);  // the program, or "Process <p
 // "GPU 0: NVIDIA H100 80GB HBM3 (CC 9.0, 132 SMs, 79.2 GiB, 1980 MHz)", with
 // the NVTX name of the device if it has one, the details CUPTI gave.
 std::string gpuProcessName(const Trace& trace, uint32_t device);
+// The same without "GPU 0: ": "NVIDIA H100 80GB HBM3 (CC 9.0, ...)", only the
+// details in parentheses when the device has no name, empty when nothing is known.
+std::string gpuDescription(const Trace& trace, uint32_t device);
 // The NVTX name of the thread, "Main thread" (tid == pid) or "Thread <tid>".
 std::string hostThreadName(const Trace& trace, uint32_t tid);
 // The NVTX name of the context or "context <id>".
