@@ -21,10 +21,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <functional>
 #include <streambuf>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/trace.h"
@@ -100,6 +101,34 @@ void fill(Trace& t, uint64_t pairs, uint64_t seed) {
     cpu = a.end + 300 + rng.below(700);
   }
 }
+
+// Hands each line written to it, without its line end, to `f`.
+class LineBuf : public std::streambuf {
+ public:
+  explicit LineBuf(std::function<void(std::string_view)> f) : f_(std::move(f)) {}
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i) put(s[i]);
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (c != traits_type::eof()) put(traits_type::to_char_type(c));
+    return traits_type::not_eof(c);
+  }
+
+ private:
+  void put(char c) {
+    if (c != '\n') {
+      line_.push_back(c);
+      return;
+    }
+    f_(line_);
+    line_.clear();
+  }
+  std::function<void(std::string_view)> f_;
+  std::string line_;
+};
 
 double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
@@ -178,18 +207,18 @@ int main(int argc, char** argv) {
   line("json", json);
   line("pftrace", proto);
 
-  // What one kernel's X event takes in the JSON, arrow and arguments included.
-  std::ostringstream text;
-  writeChromeJson(trace, text);
-  std::istringstream lines(text.str());
+  // What one kernel's X event takes in the JSON, arrow and arguments included
+  // (one event a line), seen line by line as it is written.
   uint64_t kernelEvents = 0, kernelBytes = 0, nameBytes = 0;
-  for (std::string l; std::getline(lines, l);) {
-    if (l.find("\"cat\":\"kernel\"") == std::string::npos) continue;
+  LineBuf lines([&](std::string_view l) {
+    if (l.find("\"cat\":\"kernel\"") == std::string_view::npos) return;
     ++kernelEvents;
     kernelBytes += l.size() + 1;  // and its line end
     const size_t at = l.find("\"name\":\"") + 8;
     nameBytes += l.find('"', at) - at;
-  }
+  });
+  std::ostream text(&lines);
+  writeChromeJson(trace, text);
   if (kernelEvents != 0)
     std::printf("json kernel event: %.2f bytes on average, of which %.2f its name\n",
                 static_cast<double>(kernelBytes) / static_cast<double>(kernelEvents),
