@@ -38,6 +38,14 @@
 // base is the file's wall-clock base minus its own clock offset), its flow
 // and async ids after those of the traces before it; "metadata" then holds
 // the file's base and, under "inputs", each trace's own metadata.
+// Memory: the slices are laid out and written one window of start times at
+// a time (slice_windows.h), each track's layout carried from one window to
+// the next (TrackLayout), so the writer holds at most about a window's
+// slices (24 bytes each) and a few bits per correlation id (flow_sources.h)
+// however long the trace; records spilled to disk are read once per window
+// that their chunk starts slices in. Events come track by track within each
+// window, which Perfetto sorts on reading.
+//
 // A record without a start, or whose end is missing (0) or before its start,
 // is not drawn and is counted in metadata "incomplete_records". The events
 // are formatted into one buffer and handed to the stream in large blocks.
@@ -55,6 +63,7 @@
 
 #include "core/demangle.h"
 #include "exporters/external_ids.h"
+#include "exporters/flow_sources.h"
 #include "exporters/json_text.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/track_layout.h"
@@ -156,19 +165,29 @@ struct JsonPlacement {
 };
 
 struct Track {
+  Track(TrackKind k, uint32_t p, uint32_t t, uint32_t d, uint32_t c)
+      : kind(k),
+        pid(p),
+        tid(t),
+        device(d),
+        context(c),
+        prefix("\"pid\":" + std::to_string(p) + ",\"tid\":" + std::to_string(t)),
+        // A stream runs one thing at a time: an overlap there is clock jitter.
+        layout(k == TrackKind::Stream ? OverlapPolicy::MoveStart : OverlapPolicy::ClampEnd) {}
   TrackKind kind;
   uint32_t pid;
   uint32_t tid;
   uint32_t device;     // of a GPU track (Stream, Sync)
   uint32_t context;    // of a Sync or Stream track
   std::string prefix;  // "pid":P,"tid":T as written in each of its events
-  size_t first = 0;    // its slices: slices_[first, first + count)
+  TrackLayout layout;  // carried from one window to the next
+  size_t first = 0;    // the window's slices: slices_[first, first + count)
   size_t count = 0;
 };
 
 class ChromeJsonWriter {
  public:
-  ChromeJsonWriter(const TimelineInput& in, JsonSink& sink)
+  ChromeJsonWriter(const TimelineInput& in, JsonSink& sink, size_t windowSlices)
       : in_(in),
         trace_(*in.trace),
         sink_(sink),
@@ -181,9 +200,10 @@ class ChromeJsonWriter {
         syncs_(trace_.store.records<SyncRecord>()),
         overheads_(trace_.store.records<OverheadRecord>()),
         graphs_(trace_.store.records<GraphRecord>()),
-        launches_(api_),
+        sources_(api_),
         externalIds_(trace_),
-        hostPid_(in.hostPid()) {
+        hostPid_(in.hostPid()),
+        windowSlices_(windowSlices) {
     for (const ContextInfo& c : trace_.contexts) contextDevice_[c.contextId] = c.deviceId;
   }
 
@@ -191,7 +211,7 @@ class ChromeJsonWriter {
   void plan() {
     scanRecords();
     planFlows();
-    layOutSlices();
+    planWindows();
   }
   uint64_t ownBase() const { return base_; }
   // The largest bind_id and the number of async ids it writes, before its placement's bases.
@@ -203,9 +223,9 @@ class ChromeJsonWriter {
     place_ = placement;
     if (place_.merged) base_ = place_.base;
     writeNameEvents();
-    for (const Track& t : tracks_) {
-      for (size_t i = t.first; i < t.first + t.count; ++i) writeSlice(slices_[i], t);
-    }
+    for (size_t w = 0; w + 1 < windows_.size(); ++w) writeWindow(windows_[w], windows_[w + 1]);
+    slices_ = std::vector<Slice>();
+    for (const Track& t : tracks_) clamped_ += t.layout.changed();
     writeNvtxInstantsAndAsync();
     sink_.stats.events += writeJsonMemoryEvents(in_, base_, place_.sortBase, b_, sink_.stats.events == 0, [&] {
       if (b_.size() >= kFlushBytes) sink_.flush();
@@ -225,14 +245,12 @@ class ChromeJsonWriter {
     incomplete_ = scan.incomplete;
   }
 
-  // Marks each call that launched drawn GPU work: only those get a flow_out,
-  // so every arrow written has both ends.
+  // Notes the ids of drawn GPU work: only calls that launched some get a
+  // flow_out, so every arrow written has both ends.
   void planFlows() {
-    hasFlow_.assign(api_.size(), 0);
+    gpuDrawn_ = IdSet(sources_.lo(), sources_.hi(), sources_.calls());
     auto mark = [&](const auto& r) {
-      if (!drawable(r.start, r.end)) return;
-      const uint32_t source = launches_.find(r.correlationId);
-      if (source != LaunchIndex::kNone) hasFlow_[source] = 1;
+      if (drawable(r.start, r.end)) gpuDrawn_.insert(r.correlationId);
     };
     kernels_.forEach(mark);
     memcpys_.forEach(mark);
@@ -251,11 +269,7 @@ class ChromeJsonWriter {
     const uint64_t key = uint64_t{pid} << 32 | tid;
     if (haveLastTrack_ && key == lastTrackKey_) return lastTrack_;
     const auto [it, added] = trackIndex_.try_emplace(key, static_cast<uint32_t>(tracks_.size()));
-    if (added) {
-      Track t{kind, pid, tid, device, context, {}, 0, 0};
-      t.prefix = "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
-      tracks_.push_back(std::move(t));
-    }
+    if (added) tracks_.emplace_back(kind, pid, tid, device, context);
     haveLastTrack_ = true;
     lastTrackKey_ = key;
     lastTrack_ = it->second;
@@ -282,75 +296,69 @@ class ChromeJsonWriter {
     return track(TrackKind::Sync, gpuPid(device), syncTrackTid(context), device, context);
   }
 
-  // Calls f(track, slice) for every record drawn as an X slice.
-  template <typename F>
-  void forEachSlice(F&& f) {
-    auto slice = [](const auto& r, size_t i, SliceSource source, uint16_t tie = 0) {
-      return Slice{r.start, r.end, static_cast<uint32_t>(i), tie, source, 0};
-    };
-    for (size_t i = 0; i < api_.size(); ++i) {
-      const ApiRecord& r = api_[i];
-      if (!drawable(r.start, r.end)) continue;
-      const auto source = isDriver(r) ? SliceSource::ApiDriver : SliceSource::ApiRuntime;
-      f(hostThreadTrack(r.threadId), slice(r, i, source));
-    }
-    for (size_t i = 0; i < nvtx_.size(); ++i) {
-      const NvtxRecord& r = nvtx_[i];
-      if (r.type != static_cast<uint8_t>(NvtxType::PushPop) || !drawable(r.start, r.end)) continue;
-      f(hostThreadTrack(r.threadId), slice(r, i, SliceSource::Nvtx, r.depth));
-    }
-    for (size_t i = 0; i < kernels_.size(); ++i) {
-      const KernelRecord& r = kernels_[i];
-      if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Kernel));
-    }
-    for (size_t i = 0; i < memcpys_.size(); ++i) {
-      const MemcpyRecord& r = memcpys_[i];
-      if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memcpy));
-    }
-    for (size_t i = 0; i < memsets_.size(); ++i) {
-      const MemsetRecord& r = memsets_[i];
-      if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memset));
-    }
-    for (size_t i = 0; i < graphs_.size(); ++i) {
-      const GraphRecord& r = graphs_[i];
-      if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Graph));
-    }
-    for (size_t i = 0; i < syncs_.size(); ++i) {
-      const SyncRecord& r = syncs_[i];
-      if (drawable(r.start, r.end)) f(syncTrack(r.contextId), slice(r, i, SliceSource::Sync));
-    }
-    for (size_t i = 0; i < overheads_.size(); ++i) {
-      const OverheadRecord& r = overheads_[i];
-      if (drawable(r.start, r.end))
-        f(track(TrackKind::Overhead, hostPid_, kOverheadTid, 0, 0),
-          slice(r, i, SliceSource::Overhead));
+  // Calls f(record, index) for each drawn record of `records` that starts
+  // in [from, to). Once the windows are planned, chunks that start nothing
+  // there are skipped; while planning, the chunks' starts are noted.
+  template <typename T, typename F>
+  void eachDrawn(const ChunkedVector<T>& records, ChunkStarts& starts, uint64_t from, uint64_t to,
+                 F&& f) {
+    for (size_t c = 0; c < records.chunkCount(); ++c) {
+      if (windowsPlanned_ && !starts.mayStartIn(c, from, to)) continue;
+      const T* p = records.chunkData(c);
+      const size_t n = records.chunkSize(c);
+      const size_t first = c * ChunkedVector<T>::kChunkRecords;
+      for (size_t j = 0; j < n; ++j) {
+        const T& r = p[j];
+        if (!drawable(r.start, r.end) || r.start < from || r.start >= to) continue;
+        if (!windowsPlanned_) starts.add(c, r.start);
+        f(r, first + j);
+      }
     }
   }
 
-  // Groups the slices by track in two passes (count, then place: no second
-  // copy of them), then lays out each track.
-  void layOutSlices() {
-    forEachSlice([&](uint32_t t, const Slice&) { ++tracks_[t].count; });
-    size_t total = 0;
-    for (Track& t : tracks_) {
-      t.first = total;
-      total += t.count;
-      t.count = 0;
-    }
-    slices_.resize(total);
-    forEachSlice([&](uint32_t t, const Slice& s) {
-      Track& track = tracks_[t];
-      slices_[track.first + track.count++] = s;
+  // Calls f(track, slice) for every record drawn as an X slice that starts in [from, to).
+  template <typename F>
+  void forEachSlice(uint64_t from, uint64_t to, F&& f) {
+    auto slice = [](const auto& r, size_t i, SliceSource source, uint16_t tie = 0) {
+      return Slice{r.start, r.end, static_cast<uint32_t>(i), tie, source, 0};
+    };
+    eachDrawn(api_, starts_[0], from, to, [&](const ApiRecord& r, size_t i) {
+      const auto source = isDriver(r) ? SliceSource::ApiDriver : SliceSource::ApiRuntime;
+      f(hostThreadTrack(r.threadId), slice(r, i, source));
     });
-    for (Track& t : tracks_) {
-      const auto policy =
-          t.kind == TrackKind::Stream ? OverlapPolicy::MoveStart : OverlapPolicy::ClampEnd;
-      clamped_ += layoutTrack(slices_.data() + t.first, slices_.data() + t.first + t.count, policy);
-    }
+    eachDrawn(nvtx_, starts_[1], from, to, [&](const NvtxRecord& r, size_t i) {
+      if (r.type == static_cast<uint8_t>(NvtxType::PushPop))
+        f(hostThreadTrack(r.threadId), slice(r, i, SliceSource::Nvtx, r.depth));
+    });
+    eachDrawn(kernels_, starts_[2], from, to, [&](const KernelRecord& r, size_t i) {
+      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Kernel));
+    });
+    eachDrawn(memcpys_, starts_[3], from, to, [&](const MemcpyRecord& r, size_t i) {
+      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memcpy));
+    });
+    eachDrawn(memsets_, starts_[4], from, to, [&](const MemsetRecord& r, size_t i) {
+      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memset));
+    });
+    eachDrawn(graphs_, starts_[5], from, to, [&](const GraphRecord& r, size_t i) {
+      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Graph));
+    });
+    eachDrawn(syncs_, starts_[6], from, to, [&](const SyncRecord& r, size_t i) {
+      f(syncTrack(r.contextId), slice(r, i, SliceSource::Sync));
+    });
+    eachDrawn(overheads_, starts_[7], from, to, [&](const OverheadRecord& r, size_t i) {
+      f(track(TrackKind::Overhead, hostPid_, kOverheadTid, 0, 0), slice(r, i, SliceSource::Overhead));
+    });
+  }
+
+  // Finds every track and cuts the timeline into windows of start time
+  // holding at most windowSlices_ slices each (slice_windows.h).
+  void planWindows() {
+    WindowPlanner planner(windowSlices_);
+    forEachSlice(0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.first(s.start); });
+    windowsPlanned_ = true;
+    if (planner.needsSecondPass())
+      forEachSlice(0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.second(s.start); });
+    windows_ = planner.bounds();
     // Threads that only made marks or start/end ranges still get a named track.
     nvtx_.forEach([&](const NvtxRecord& r) {
       if (r.type == static_cast<uint8_t>(NvtxType::PushPop) || !drawable(r.start, r.end)) return;
@@ -358,6 +366,29 @@ class ChromeJsonWriter {
       if (r.type == static_cast<uint8_t>(NvtxType::StartEnd) && r.endThreadId != 0)
         hostThreadTrack(r.endThreadId);
     });
+  }
+
+  // The slices starting in [from, to): grouped by track in two passes
+  // (count, then place: no second copy of them), laid out and written.
+  void writeWindow(uint64_t from, uint64_t to) {
+    for (Track& t : tracks_) t.count = 0;
+    forEachSlice(from, to, [&](uint32_t t, const Slice&) { ++tracks_[t].count; });
+    size_t total = 0;
+    for (Track& t : tracks_) {
+      t.first = total;
+      total += t.count;
+      t.count = 0;
+    }
+    slices_.resize(total);
+    forEachSlice(from, to, [&](uint32_t t, const Slice& s) {
+      Track& track = tracks_[t];
+      slices_[track.first + track.count++] = s;
+    });
+    for (Track& t : tracks_) {
+      if (t.count == 0 && !t.layout.pending()) continue;
+      Slice* first = slices_.data() + t.first;
+      t.layout.run(first, first + t.count, to, [&](const Slice& s) { writeSlice(s, t); });
+    }
   }
 
   // ---- Event text -------------------------------------------------------------
@@ -419,7 +450,7 @@ class ChromeJsonWriter {
   }
   // The flow end on GPU work launched by a call that is drawn.
   void flowIn(uint32_t correlationId) {
-    if (launches_.find(correlationId) == LaunchIndex::kNone) return;
+    if (!sources_.hasSource(correlationId)) return;
     b_.lit(",\"bind_id\":");
     b_.uint(place_.flowBase + correlationId);
     b_.lit(",\"flow_in\":true");
@@ -502,7 +533,7 @@ class ChromeJsonWriter {
     const ApiRecord& r = api_[s.index];
     if (isOsrt(r)) return writeOsrt(r, s, t);
     beginSlice(isDriver(r) ? "cuda_driver" : "cuda_runtime", quoted(r.name), t, s);
-    if (hasFlow_[s.index]) {
+    if (sources_.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId)) {
       b_.lit(",\"bind_id\":");
       b_.uint(place_.flowBase + r.correlationId);
       b_.lit(",\"flow_out\":true");
@@ -957,9 +988,10 @@ class ChromeJsonWriter {
   const ChunkedVector<SyncRecord>& syncs_;
   const ChunkedVector<OverheadRecord>& overheads_;
   const ChunkedVector<GraphRecord>& graphs_;
-  const LaunchIndex launches_;
+  const FlowSources sources_;
   const ExternalIdIndex externalIds_;
   const uint32_t hostPid_;
+  const size_t windowSlices_;
 
   uint64_t base_ = 0;
   uint64_t incomplete_ = 0;
@@ -967,7 +999,7 @@ class ChromeJsonWriter {
   uint64_t flows_ = 0;
   uint64_t maxCorrelation_ = 0;
   uint64_t asyncCount_ = 0;
-  std::vector<uint8_t> hasFlow_;  // by API record index: it launched drawn GPU work
+  IdSet gpuDrawn_;  // correlation ids of drawn GPU work
 
   std::vector<Track> tracks_;
   std::unordered_map<uint64_t, uint32_t> trackIndex_;  // (pid << 32 | tid) -> tracks_ index
@@ -975,7 +1007,11 @@ class ChromeJsonWriter {
   uint64_t lastTrackKey_ = 0;
   uint32_t lastTrack_ = 0;
   std::unordered_map<uint32_t, uint32_t> contextDevice_;
-  std::vector<Slice> slices_;
+  // Starts by chunk of each kind's records, in forEachSlice's order.
+  ChunkStarts starts_[8];
+  bool windowsPlanned_ = false;
+  std::vector<uint64_t> windows_;  // bounds (slice_windows.h)
+  std::vector<Slice> slices_;      // the window's
 
   std::vector<std::string> quoted_;
   std::vector<std::string> kernelNames_;
@@ -983,10 +1019,10 @@ class ChromeJsonWriter {
 
 }  // namespace
 
-JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out) {
+JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out, size_t windowSlices) {
   JsonSink sink(out);
   const TimelineInput in = timelineInput(trace);
-  ChromeJsonWriter writer(in, sink);
+  ChromeJsonWriter writer(in, sink, windowSlices);
   writer.plan();
   sink.b.lit("{\"traceEvents\":[\n");
   writer.writeEvents(JsonPlacement{});
@@ -997,13 +1033,14 @@ JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out) {
   return sink.stats;
 }
 
-JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::ostream& out) {
+JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::ostream& out,
+                                size_t windowSlices) {
   JsonSink sink(out);
   std::vector<std::unique_ptr<ChromeJsonWriter>> writers;
   // The file's base: the earliest wall-clock time any trace's timeline starts at.
   uint64_t wallBase = UINT64_MAX;
   for (const TimelineInput& in : inputs) {
-    writers.push_back(std::make_unique<ChromeJsonWriter>(in, sink));
+    writers.push_back(std::make_unique<ChromeJsonWriter>(in, sink, windowSlices));
     writers.back()->plan();
     const auto offset = static_cast<uint64_t>(in.trace->meta.wallClockOffsetNs());
     wallBase = std::min(wallBase, writers.back()->ownBase() + offset);  // modulo 2^64

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/trace.h"
+#include "exporters/slice_windows.h"
 #include "exporters/track_layout.h"
 
 namespace cuptitrace {
@@ -17,10 +18,15 @@ struct JsonExportStats {
 };
 
 // Writes `trace` as one JSON object {"traceEvents": [...], "metadata": {...}}.
-JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out);
+// Slices are laid out and written a window of start times at a time, holding
+// at most about `windowSlices` at once (slice_windows.h); the file holds the
+// same events whatever the windows, in another order.
+JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out,
+                                size_t windowSlices = kDefaultWindowSlices);
 // Writes several traces as one timeline, each placed as its input says
 // (cuptitrace merge), on wall-clock time; "metadata" holds "base_realtime_ns"
 // and "inputs", one metadata object per trace, with its labels and placement.
-JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::ostream& out);
+JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::ostream& out,
+                                size_t windowSlices = kDefaultWindowSlices);
 
 }  // namespace cuptitrace

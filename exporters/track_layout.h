@@ -4,8 +4,10 @@
 // error (see PERFETTO.md), so every track is laid out here before it is written.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <queue>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -65,12 +67,89 @@ enum class OverlapPolicy : uint8_t {
   MoveStart,
 };
 
-// Orders the slices of one track by start (longer first at equal starts, then
-// by source, tie and index) and removes every partial overlap under `policy`,
-// so that the slices, written in this order, nest properly: any two are
-// disjoint (touching allowed) or one contains the other. Returns the number of
-// slices changed, each counted once and marked `adjusted`. A slice touching
-// the end of another (start == end) is not an overlap.
+// The order of slices on a track: start ascending; at equal starts the
+// longer slice first, so that a parent always comes before its children
+// (Perfetto keeps the file's order among events of equal timestamp, and
+// newer versions also put longer X slices first); then source, tie, index.
+inline bool inTrackOrder(const Slice& a, const Slice& b) {
+  if (a.start != b.start) return a.start < b.start;
+  if (a.end != b.end) return a.end > b.end;
+  if (a.source != b.source) return a.source < b.source;
+  if (a.tie != b.tie) return a.tie < b.tie;
+  return a.index < b.index;
+}
+
+// Lays out one track a window of start times at a time, so that a timeline
+// need not hold all its slices at once: each run is given the slices that
+// start in the next window and carries over what reaches past its end (the
+// ends of the slices open there, slices whose start was moved past it).
+// Runs over consecutive windows give exactly what one run over all of them
+// gives (layoutTrack).
+class TrackLayout {
+ public:
+  explicit TrackLayout(OverlapPolicy policy) : policy_(policy) {}
+
+  // Orders [begin, end), slices starting in [previous windowEnd, windowEnd),
+  // and passes each kept slice to emit(const Slice&) in its final order,
+  // with the slices moved in earlier runs that now start before windowEnd.
+  // Slices moved to windowEnd or later wait for a later run.
+  template <typename Emit>
+  void run(Slice* begin, Slice* end, uint64_t windowEnd, Emit&& emit) {
+    // Records arrive nearly in order (a stream's kernels, a thread's calls in
+    // order of completion); checking first skips most sorts.
+    if (!std::is_sorted(begin, end, inTrackOrder)) std::sort(begin, end, inTrackOrder);
+    // Everything is visited in track order, moved slices included, so a slice
+    // is only ever checked against what encloses it at its final start.
+    Slice* read = begin;
+    for (;;) {
+      Slice s;
+      if (!moved_.empty() &&
+          (read == end ? moved_.top().start < windowEnd : inTrackOrder(moved_.top(), *read))) {
+        s = moved_.top();
+        moved_.pop();
+      } else if (read != end) {
+        s = *read++;
+      } else {
+        break;
+      }
+      while (!open_.empty() && open_.back() <= s.start) open_.pop_back();
+      if (!open_.empty() && s.end > open_.back()) {
+        changed_ += s.adjusted ? 0 : 1;
+        s.adjusted = 1;
+        if (policy_ == OverlapPolicy::MoveStart) {
+          // Still ends after the new start (s.end > open_.back()), so it never
+          // shrinks to nothing; each move strictly advances the start.
+          s.start = open_.back();
+          moved_.push(s);
+          continue;
+        }
+        s.end = open_.back();
+      }
+      open_.push_back(s.end);
+      emit(static_cast<const Slice&>(s));
+    }
+  }
+
+  // Slices changed so far, each counted once.
+  uint64_t changed() const { return changed_; }
+  // Moved slices still waiting for their window.
+  bool pending() const { return !moved_.empty(); }
+
+ private:
+  struct ComesLater {
+    bool operator()(const Slice& a, const Slice& b) const { return inTrackOrder(b, a); }
+  };
+  OverlapPolicy policy_;
+  std::vector<uint64_t> open_;  // ends of the slices enclosing the current position, innermost last
+  std::priority_queue<Slice, std::vector<Slice>, ComesLater> moved_;  // waiting for their new start
+  uint64_t changed_ = 0;
+};
+
+// Orders the slices of one track (inTrackOrder) and removes every partial
+// overlap under `policy`, so that the slices, written in this order, nest
+// properly: any two are disjoint (touching allowed) or one contains the
+// other. Returns the number of slices changed, each counted once and marked
+// `adjusted`. A slice touching the end of another (start == end) is not an overlap.
 uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy);
 
 // ---- Shared by the timeline exporters (Chrome JSON, Perfetto protobuf) ------

@@ -1,0 +1,68 @@
+#include "exporters/flow_sources.h"
+
+#include <algorithm>
+
+#include "exporters/track_layout.h"
+
+namespace cuptitrace {
+
+IdSet::IdSet(uint32_t lo, uint32_t hi, size_t expected) : lo_(lo), hi_(hi) {
+  if (lo > hi) return;
+  const uint64_t range = uint64_t{hi} - lo + 1;
+  // A bit per id in range against some 32 bytes per id in a hash set.
+  dense_ = range <= 64 * uint64_t{expected} + 65536;
+  if (dense_) bits_.assign((range + 63) / 64, 0);
+}
+
+namespace {
+
+bool isDriverCall(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Driver); }
+bool usableSource(const ApiRecord& r) { return r.correlationId != 0 && drawable(r.start, r.end); }
+// LaunchIndex's ranking: runtime over driver, then earliest, then longest.
+bool outranks(const ApiRecord& a, const ApiRecord& b) {
+  if (isDriverCall(a) != isDriverCall(b)) return !isDriverCall(a);
+  if (a.start != b.start) return a.start < b.start;
+  return a.end > b.end;
+}
+
+}  // namespace
+
+FlowSources::FlowSources(const ChunkedVector<ApiRecord>& api) {
+  uint32_t lo = UINT32_MAX, hi = 0;
+  api.forEach([&](const ApiRecord& r) {
+    if (!usableSource(r)) return;
+    lo = std::min(lo, r.correlationId);
+    hi = std::max(hi, r.correlationId);
+    ++calls_;
+  });
+  if (calls_ == 0) return;
+  lo_ = lo;
+  hi_ = hi;
+  runtime_ = IdSet(lo, hi, calls_);
+  driver_ = IdSet(lo, hi, calls_);
+  api.forEach([&](const ApiRecord& r) {
+    if (!usableSource(r)) return;
+    IdSet& domain = isDriverCall(r) ? driver_ : runtime_;
+    if (!domain.insert(r.correlationId)) shared_.emplace(r.correlationId, UINT32_MAX);
+  });
+  if (shared_.empty()) return;
+  // Rare (CUPTI gives each call its own id): rank the calls of those ids.
+  for (size_t i = 0; i < api.size(); ++i) {
+    const ApiRecord& r = api[i];
+    if (!usableSource(r)) continue;
+    const auto it = shared_.find(r.correlationId);
+    if (it == shared_.end()) continue;
+    if (it->second == UINT32_MAX || outranks(r, api[it->second])) it->second = static_cast<uint32_t>(i);
+  }
+}
+
+bool FlowSources::isSource(size_t index, const ApiRecord& r) const {
+  if (!usableSource(r)) return false;
+  if (!shared_.empty()) {
+    const auto it = shared_.find(r.correlationId);
+    if (it != shared_.end()) return it->second == index;
+  }
+  return !isDriverCall(r) || !runtime_.contains(r.correlationId);
+}
+
+}  // namespace cuptitrace

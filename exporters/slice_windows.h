@@ -1,0 +1,73 @@
+// Windows of start time for writing a timeline in parts: a timeline of tens
+// of millions of records cannot hold a slice for each at once, so the
+// exporters lay out and write the slices that start in one window at a time
+// (TrackLayout carries each track over), reading the records again for each.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace cuptitrace {
+
+// How many slices a timeline exporter holds at once, by default: 1M slices
+// of 24 bytes are 24 MiB, a fraction of the memory the exporters may use
+// past the store's cap (CUPTITRACE_MAX_MEMORY + 64 MiB in all).
+inline constexpr size_t kDefaultWindowSlices = size_t{1} << 20;
+
+// Picks window bounds from the start times of every slice, seen in two
+// passes: first(start) for each, then, when needsSecondPass(), second(start)
+// for each again (a histogram). Windows hold at most `maxSlices` slices each,
+// except where more than that start at nearly one time.
+class WindowPlanner {
+ public:
+  explicit WindowPlanner(size_t maxSlices) : max_(maxSlices == 0 ? 1 : maxSlices) {}
+
+  void first(uint64_t start) {
+    lo_ = start < lo_ ? start : lo_;
+    hi_ = start > hi_ ? start : hi_;
+    ++count_;
+  }
+  bool needsSecondPass() const { return count_ > max_; }
+  void second(uint64_t start);
+
+  // Window k holds the starts in [bounds[k], bounds[k + 1]); the first bound
+  // is 0 and the last UINT64_MAX, so every start is in some window.
+  std::vector<uint64_t> bounds() const;
+
+ private:
+  static constexpr size_t kBuckets = size_t{1} << 16;
+  size_t bucket(uint64_t start) const;
+
+  size_t max_;
+  uint64_t lo_ = UINT64_MAX, hi_ = 0;
+  uint64_t count_ = 0;
+  std::vector<uint64_t> histogram_;
+};
+
+// The earliest and latest start of the slices drawn from each chunk of a
+// record sequence, so that a pass over one window skips the chunks that
+// start none in it (records arrive nearly in time order).
+class ChunkStarts {
+ public:
+  void add(size_t chunk, uint64_t start) {
+    if (chunk >= ranges_.size()) ranges_.resize(chunk + 1);
+    Range& r = ranges_[chunk];
+    r.lo = start < r.lo ? start : r.lo;
+    r.hi = start > r.hi ? start : r.hi;
+  }
+  // Whether chunk `chunk` may start a slice in [from, to).
+  bool mayStartIn(size_t chunk, uint64_t from, uint64_t to) const {
+    if (chunk >= ranges_.size()) return false;
+    const Range& r = ranges_[chunk];
+    return r.lo < to && r.hi >= from;
+  }
+
+ private:
+  struct Range {
+    uint64_t lo = UINT64_MAX, hi = 0;  // empty until a start is added
+  };
+  std::vector<Range> ranges_;
+};
+
+}  // namespace cuptitrace

@@ -1,0 +1,196 @@
+// Writing a timeline a window of start times at a time: the window bounds,
+// a track laid out over several windows against one pass, and the few bits
+// per correlation id that replace the launch index.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <random>
+#include <vector>
+
+#include "core/chunked_vector.h"
+#include "exporters/flow_sources.h"
+#include "exporters/slice_windows.h"
+#include "exporters/track_layout.h"
+
+using namespace cuptitrace;
+
+namespace {
+
+bool sameSlice(const Slice& a, const Slice& b) {
+  return a.start == b.start && a.end == b.end && a.index == b.index && a.tie == b.tie &&
+         a.source == b.source && a.adjusted == b.adjusted;
+}
+
+// Random slices on one track: runs of nested and partly overlapping slices,
+// some long ones spanning many others, in arrival (not start) order.
+std::vector<Slice> randomTrack(std::mt19937_64& rng, size_t n) {
+  std::vector<Slice> slices;
+  uint64_t t = 1000;
+  for (uint32_t i = 0; i < n; ++i) {
+    t += rng() % 50;
+    const uint64_t length = rng() % 8 == 0 ? 500 + rng() % 3000 : 1 + rng() % 120;
+    slices.push_back(Slice{t, t + length, i, static_cast<uint16_t>(rng() % 3),
+                           rng() % 2 ? SliceSource::ApiRuntime : SliceSource::ApiDriver, 0});
+  }
+  // Nearly in order, as records arrive: swap some neighbours.
+  for (size_t i = 1; i < slices.size(); ++i)
+    if (rng() % 4 == 0) std::swap(slices[i - 1], slices[i]);
+  return slices;
+}
+
+}  // namespace
+
+TEST_CASE("a track laid out over windows is laid out as in one pass", "[windows]") {
+  std::mt19937_64 rng(7);
+  for (const OverlapPolicy policy : {OverlapPolicy::ClampEnd, OverlapPolicy::MoveStart}) {
+    for (int round = 0; round < 20; ++round) {
+      std::vector<Slice> whole = randomTrack(rng, 400);
+      const std::vector<Slice> input = whole;
+      const uint64_t changedWhole = layoutTrack(whole.data(), whole.data() + whole.size(), policy);
+
+      // Bounds at random starts; each run gets the input slices starting in its window.
+      std::vector<uint64_t> bounds{0};
+      for (int w = 0; w < 12; ++w) bounds.push_back(1000 + rng() % 12000);
+      std::sort(bounds.begin(), bounds.end());
+      bounds.push_back(UINT64_MAX);
+      TrackLayout layout(policy);
+      std::vector<Slice> windowed;
+      size_t runs = 0;
+      for (size_t w = 0; w + 1 < bounds.size(); ++w) {
+        std::vector<Slice> part;
+        for (const Slice& s : input)
+          if (s.start >= bounds[w] && s.start < bounds[w + 1]) part.push_back(s);
+        layout.run(part.data(), part.data() + part.size(), bounds[w + 1], [&](const Slice& s) {
+          CHECK(s.start < bounds[w + 1]);  // nothing is written before its window
+          windowed.push_back(s);
+        });
+        ++runs;
+      }
+      CHECK(runs > 2);
+      CHECK_FALSE(layout.pending());
+      REQUIRE(windowed.size() == whole.size());
+      CHECK(layout.changed() == changedWhole);
+      for (size_t i = 0; i < whole.size(); ++i) CHECK(sameSlice(windowed[i], whole[i]));
+    }
+  }
+}
+
+TEST_CASE("a slice moved past its window waits for the window it now starts in", "[windows]") {
+  // On a stream the kernel overlapping the long one starts where it ends (3000), in the third window.
+  std::vector<Slice> first{Slice{1000, 3000, 0, 0, SliceSource::Kernel, 0},
+                           Slice{1500, 3500, 1, 0, SliceSource::Kernel, 0}};
+  TrackLayout layout(OverlapPolicy::MoveStart);
+  std::vector<Slice> out;
+  auto emit = [&](const Slice& s) { out.push_back(s); };
+  layout.run(first.data(), first.data() + 2, 2000, emit);
+  REQUIRE(out.size() == 1);
+  CHECK(layout.pending());
+  layout.run(nullptr, nullptr, 2500, emit);  // nothing starts there
+  CHECK(out.size() == 1);
+  std::vector<Slice> third{Slice{3200, 3300, 2, 0, SliceSource::Kernel, 0}};
+  layout.run(third.data(), third.data() + 1, 4000, emit);
+  REQUIRE(out.size() == 3);
+  CHECK(out[1].index == 1);
+  CHECK(out[1].start == 3000);
+  CHECK(out[1].adjusted == 1);
+  // The moved kernel ends at 3500: the one at 3200 nests inside it.
+  CHECK(out[2].index == 2);
+  CHECK_FALSE(layout.pending());
+  CHECK(layout.changed() == 1);
+}
+
+TEST_CASE("window bounds hold at most the asked number of starts", "[windows]") {
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> starts;
+  for (int i = 0; i < 100000; ++i) starts.push_back(5'000'000'000ull + rng() % 2'000'000'000ull);
+  for (int i = 0; i < 20000; ++i) starts.push_back(5'700'000'000ull + rng() % 1000);  // a burst
+  WindowPlanner planner(10000);
+  for (const uint64_t s : starts) planner.first(s);
+  REQUIRE(planner.needsSecondPass());
+  for (const uint64_t s : starts) planner.second(s);
+  const std::vector<uint64_t> bounds = planner.bounds();
+  REQUIRE(bounds.front() == 0);
+  REQUIRE(bounds.back() == UINT64_MAX);
+  CHECK(bounds.size() > 12);
+  std::sort(starts.begin(), starts.end());
+  size_t counted = 0, overfull = 0;
+  for (size_t w = 0; w + 1 < bounds.size(); ++w) {
+    REQUIRE(bounds[w] < bounds[w + 1]);
+    const auto from = std::lower_bound(starts.begin(), starts.end(), bounds[w]);
+    const auto to = std::lower_bound(starts.begin(), starts.end(), bounds[w + 1]);
+    const auto n = static_cast<size_t>(to - from);
+    counted += n;
+    // Only a window of one histogram bucket may hold more (the burst's).
+    if (n > 10000) ++overfull;
+  }
+  CHECK(counted == starts.size());
+  CHECK(overfull <= 1);
+}
+
+TEST_CASE("few starts make one window", "[windows]") {
+  WindowPlanner planner(100);
+  for (uint64_t s = 1; s <= 100; ++s) planner.first(s * 1000);
+  CHECK_FALSE(planner.needsSecondPass());
+  CHECK(planner.bounds() == std::vector<uint64_t>{0, UINT64_MAX});
+}
+
+TEST_CASE("chunk starts skip only chunks with nothing in the window", "[windows]") {
+  ChunkStarts starts;
+  starts.add(0, 100);
+  starts.add(0, 300);
+  starts.add(2, 500);
+  CHECK(starts.mayStartIn(0, 0, 101));
+  CHECK(starts.mayStartIn(0, 300, 301));
+  CHECK(starts.mayStartIn(0, 150, 200));  // inside its range: it may
+  CHECK_FALSE(starts.mayStartIn(0, 301, 1000));
+  CHECK_FALSE(starts.mayStartIn(0, 0, 100));
+  CHECK_FALSE(starts.mayStartIn(1, 0, UINT64_MAX));  // no drawn record
+  CHECK(starts.mayStartIn(2, 500, 501));
+  CHECK_FALSE(starts.mayStartIn(5, 0, UINT64_MAX));
+}
+
+TEST_CASE("an id set holds its ids, dense or sparse", "[windows]") {
+  IdSet dense(100, 1099, 1000);
+  IdSet sparse(1, 4'000'000'000u, 3);
+  for (IdSet* set : {&dense, &sparse}) {
+    CHECK(set->insert(100));
+    CHECK_FALSE(set->insert(100));
+    CHECK(set->insert(1000));
+    CHECK(set->contains(100));
+    CHECK(set->contains(1000));
+    CHECK_FALSE(set->contains(101));
+  }
+  CHECK_FALSE(dense.insert(5'000'000));  // outside its range
+  CHECK_FALSE(dense.contains(5'000'000));
+  CHECK(sparse.insert(5'000'000));
+  CHECK(sparse.contains(5'000'000));
+  CHECK_FALSE(dense.contains(99));
+  CHECK_FALSE(dense.insert(99));
+  CHECK_FALSE(IdSet().contains(0));
+}
+
+TEST_CASE("flow sources pick the launch index's calls", "[windows]") {
+  std::mt19937_64 rng(3);
+  for (const uint32_t spread : {1u, 100000u}) {  // dense ids, then scattered ones
+    ChunkedVector<ApiRecord> api;
+    for (uint32_t i = 0; i < 5000; ++i) {
+      ApiRecord r{};
+      r.correlationId = rng() % 7 == 0 ? 0 : 1 + (rng() % 3000) * spread;  // shared ids, and 0
+      r.start = rng() % 10 == 0 ? 0 : 1000 + rng() % 1000;                 // some not drawn
+      r.end = r.start + rng() % 50;
+      r.domain = static_cast<uint8_t>(rng() % 3 == 0 ? ApiDomain::Driver : ApiDomain::Runtime);
+      api.push_back(r);
+    }
+    const LaunchIndex index(api);
+    const FlowSources sources(api);
+    size_t picked = 0;
+    for (size_t i = 0; i < api.size(); ++i) {
+      const ApiRecord& r = api[i];
+      const bool expected = index.find(r.correlationId) == i;
+      CHECK(sources.isSource(i, r) == expected);
+      picked += expected ? 1 : 0;
+    }
+    CHECK(picked > 1000);
+    for (uint32_t id = 0; id < 3001 * spread; id += spread)
+      CHECK(sources.hasSource(id) == (index.find(id) != LaunchIndex::kNone));
+  }
+}
