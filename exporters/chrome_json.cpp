@@ -297,23 +297,11 @@ class ChromeJsonWriter {
   }
 
   // Calls f(record, index) for each drawn record of `records` that starts
-  // in [from, to). Once the windows are planned, chunks that start nothing
-  // there are skipped; while planning, the chunks' starts are noted.
+  // in [from, to) (slice_windows.h: chunks are skipped once windows are planned).
   template <typename T, typename F>
   void eachDrawn(const ChunkedVector<T>& records, ChunkStarts& starts, uint64_t from, uint64_t to,
                  F&& f) {
-    for (size_t c = 0; c < records.chunkCount(); ++c) {
-      if (windowsPlanned_ && !starts.mayStartIn(c, from, to)) continue;
-      const T* p = records.chunkData(c);
-      const size_t n = records.chunkSize(c);
-      const size_t first = c * ChunkedVector<T>::kChunkRecords;
-      for (size_t j = 0; j < n; ++j) {
-        const T& r = p[j];
-        if (!drawable(r.start, r.end) || r.start < from || r.start >= to) continue;
-        if (!windowsPlanned_) starts.add(c, r.start);
-        f(r, first + j);
-      }
-    }
+    forEachStartIn(records, starts, windowsPlanned_, from, to, drawable, f);
   }
 
   // Calls f(track, slice) for every record drawn as an X slice that starts in [from, to).

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/chunked_vector.h"
+
 namespace cuptitrace {
 
 // How many slices a timeline exporter holds at once, by default: 1M slices
@@ -69,5 +71,27 @@ class ChunkStarts {
   };
   std::vector<Range> ranges_;
 };
+
+// Calls f(record, index) for each record of `records` that `timed` accepts
+// (timed(start, end)) and that starts in [from, to). With `planned` false
+// every chunk is read and its starts noted in `starts`; with it true (after
+// a first pass over the whole range) chunks that start nothing in the window
+// are skipped.
+template <typename T, typename Timed, typename F>
+void forEachStartIn(const ChunkedVector<T>& records, ChunkStarts& starts, bool planned, uint64_t from,
+                    uint64_t to, Timed&& timed, F&& f) {
+  for (size_t c = 0; c < records.chunkCount(); ++c) {
+    if (planned && !starts.mayStartIn(c, from, to)) continue;
+    const T* p = records.chunkData(c);
+    const size_t n = records.chunkSize(c);
+    const size_t first = c * ChunkedVector<T>::kChunkRecords;
+    for (size_t j = 0; j < n; ++j) {
+      const T& r = p[j];
+      if (!timed(r.start, r.end) || r.start < from || r.start >= to) continue;
+      if (!planned) starts.add(c, r.start);
+      f(r, first + j);
+    }
+  }
+}
 
 }  // namespace cuptitrace
