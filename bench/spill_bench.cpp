@@ -4,7 +4,7 @@
 // spilled records back through the journal's mapping.
 //
 //   spill_bench [--kernels N] [--api] [--cap SIZE] [--spill auto|always|off]
-//               [--resident SIZE] [--keep-memory] [--formats json,pftrace] [--dir DIR] [--out DIR]
+//               [--resident SIZE] [--keep-memory] [--formats json,pftrace,reports] [--dir DIR] [--out DIR]
 //
 // Defaults: 20 million kernels, the default cap (512M), auto, DIR /tmp (where
 // the journal goes). For a quick run scale the cap with the count: 2 million
@@ -41,6 +41,8 @@
 #include "core/trace.h"
 #include "exporters/chrome_json.h"
 #include "exporters/perfetto_proto.h"
+#include "exporters/report_table.h"
+#include "exporters/reports.h"
 #include "bench/bench_util.h"
 
 using namespace cuptitrace;
@@ -280,6 +282,16 @@ int main(int argc, char** argv) {
     exportOne("json", [&](std::ostream& o) { return writeChromeJson(trace, o).events; });
   if (formats.find("pftrace") != std::string::npos)
     exportOne("pftrace", [&](std::ostream& o) { return writePerfettoProto(trace, o).events; });
+  if (formats.find("reports") != std::string::npos) {
+    // What the tracer builds at exit after the files (CUPTITRACE_SUMMARY): every report.
+    exportOne("reports", [&](std::ostream& o) {
+      const std::vector<ReportTable> tables = buildAllReports(trace, ReportOptions{});
+      o << renderTables(tables, ReportFormat::Table, RenderOptions{});
+      uint64_t rows = 0;
+      for (const ReportTable& t : tables) rows += t.rows.size();
+      return rows;
+    });
+  }
 
   const Memory end = readMemory();
   std::printf("peak RSS growth over the whole run: %.1f MiB (cap %.0f MiB + 64 MiB = %.0f MiB); RSS now %.1f MiB\n",

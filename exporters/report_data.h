@@ -1,7 +1,9 @@
 // What the reports share, computed once and only when a report asks for it:
 // per-name groups of each record kind with their exact statistics, the
-// records left out of the times, and the merged busy intervals of each
-// device. Internal to the reports (reports.cpp and report_*.cpp).
+// records left out of the times, and how busy each device and each kind of
+// work was. Busy time is measured in sweeps over the records a window of
+// start times at a time (slice_windows.h, busy_sweep.h), never holding an
+// interval per record. Internal to the reports (reports.cpp and report_*.cpp).
 #pragma once
 
 #include <array>
@@ -75,13 +77,15 @@ inline constexpr size_t kCategories = static_cast<size_t>(Category::Count);
 struct Timeline {
   bool any = false;
   uint64_t start = 0, end = 0;  // earliest start and latest end of every timed record
-  // The merged busy intervals of each category (overlapping across categories).
-  std::array<std::vector<Interval>, kCategories> busy;
-  // Time of each category (and Other, last) in each window, in one sweep over
-  // the intervals; windows may overlap.
-  std::vector<std::array<uint64_t, kCategories + 1>> split(
-      const std::vector<Interval>& windows) const;
 };
+using CategoryTimes = std::array<uint64_t, kCategories + 1>;  // by Category, then Other
+
+// Time of each category (and Other, last) in each of `windows` (which may
+// overlap), given each category's merged busy intervals (sorted, disjoint)
+// within [from, to); only the parts of the windows inside [from, to) count.
+std::vector<CategoryTimes> splitByCategory(
+    const std::array<std::vector<Interval>, kCategories>& busy,
+    const std::vector<Interval>& windows, uint64_t from, uint64_t to);
 
 class ReportData {
  public:
@@ -104,6 +108,9 @@ class ReportData {
   const std::vector<std::string>& openRangeExamples();
   const std::vector<DeviceBusy>& devices();
   const Timeline& timeline();
+  // Time of each category in each window (the breakdown), in one sweep over
+  // the kernels, copies, sets, API calls and synchronization records.
+  std::vector<CategoryTimes> splitTime(const std::vector<Interval>& windows);
 
  private:
   void ensureDevices();
@@ -122,8 +129,6 @@ class ReportData {
   uint64_t marks_ = 0;
   std::vector<std::string> openExamples_;
   std::optional<std::vector<DeviceBusy>> devices_;
-  // Merged busy intervals of all devices, kept from devices() for timeline().
-  std::vector<Interval> kernelUnion_, memcpyUnion_, memsetUnion_;
   std::optional<Timeline> timeline_;
 };
 

@@ -139,7 +139,7 @@ ReportTable breakdownReport(ReportData& data) {
   if (steps.empty()) {
     if (timeline.any)
       addRow(Cell::none(), timeline.end - timeline.start,
-             asDoubles(timeline.split({{timeline.start, timeline.end}}).front()), true,
+             asDoubles(data.splitTime({{timeline.start, timeline.end}}).front()), true,
              "whole run");
     if (!stepRange.empty())
       table.notes.push_back("no NVTX range is named '" + stepRange +
@@ -148,7 +148,7 @@ ReportTable breakdownReport(ReportData& data) {
     std::vector<Interval> windows;
     windows.reserve(steps.size());
     for (const Step& s : steps) windows.push_back({s.start, s.end});
-    const auto splits = timeline.split(windows);
+    const auto splits = data.splitTime(windows);
     std::array<double, kCategories + 1> sum{};
     uint64_t sumTotal = 0;
     size_t open = 0;

@@ -52,6 +52,9 @@ struct ReportOptions {
   uint32_t coverageBasisPoints = 9000;
   // `kernels` has one row per kernel name and launch configuration (grid, block).
   bool kernelsByLaunchConfig = false;
+  // Busy times are swept over the records a window of start times at a
+  // time, with at most this many records' intervals held at once.
+  size_t windowRecords = size_t{1} << 20;
 };
 
 struct ReportInfo {
