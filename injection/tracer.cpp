@@ -249,8 +249,11 @@ void Tracer::finishCollection() {
   }
   collector_->publishCounters();
   if (detach_) detach_->publish(trace_);
-  // The timeline exporters index every record, about 32 bytes each
-  // (bench/spill_bench): records make room for that under the memory cap.
+  // What the outputs hold besides the records: the reports the durations of
+  // one kind of record at a time (8 bytes each, for exact medians), the
+  // timeline exporters a window of slices and bits per correlation id (tens
+  // of MiB). Records make room under the memory cap for 32 bytes per record,
+  // which covers both with a margin (bench/spill_bench, scripts/bench-memory.sh).
   makeRoomForExport(trace_, 32);
   publishSpillCounters(trace_);
   subscriber_->unsubscribe();
