@@ -367,6 +367,11 @@ class ChromeJsonWriter {
       total += t.count;
       t.count = 0;
     }
+    // Exactly what the largest window needs: growing by doubling could hold twice that.
+    if (total > slices_.capacity()) {
+      std::vector<Slice>().swap(slices_);
+      slices_.reserve(total);
+    }
     slices_.resize(total);
     forEachSlice(from, to, [&](uint32_t t, const Slice& s) {
       Track& track = tracks_[t];

@@ -58,11 +58,13 @@ class ChunkStarts {
     r.lo = start < r.lo ? start : r.lo;
     r.hi = start > r.hi ? start : r.hi;
   }
-  // Whether chunk `chunk` may start a slice in [from, to).
+  // Whether chunk `chunk` may start a slice in [from, to), or at or after
+  // `from` when `to` is UINT64_MAX (the last window holds the end of time).
   bool mayStartIn(size_t chunk, uint64_t from, uint64_t to) const {
     if (chunk >= ranges_.size()) return false;
     const Range& r = ranges_[chunk];
-    return r.lo < to && r.hi >= from;
+    if (r.lo > r.hi) return false;  // nothing drawn in it
+    return (r.lo < to || to == UINT64_MAX) && r.hi >= from;
   }
 
  private:
@@ -73,7 +75,8 @@ class ChunkStarts {
 };
 
 // Calls f(record, index) for each record of `records` that `timed` accepts
-// (timed(start, end)) and that starts in [from, to). With `planned` false
+// (timed(start, end)) and that starts in [from, to), or at or after `from`
+// when `to` is UINT64_MAX (the last window). With `planned` false
 // every chunk is read and its starts noted in `starts`; with it true (after
 // a first pass over the whole range) chunks that start nothing in the window
 // are skipped.
@@ -87,7 +90,7 @@ void forEachStartIn(const ChunkedVector<T>& records, ChunkStarts& starts, bool p
     const size_t first = c * ChunkedVector<T>::kChunkRecords;
     for (size_t j = 0; j < n; ++j) {
       const T& r = p[j];
-      if (!timed(r.start, r.end) || r.start < from || r.start >= to) continue;
+      if (!timed(r.start, r.end) || r.start < from || (r.start >= to && to != UINT64_MAX)) continue;
       if (!planned) starts.add(c, r.start);
       f(r, first + j);
     }

@@ -148,6 +148,29 @@ TEST_CASE("chunk starts skip only chunks with nothing in the window", "[windows]
   CHECK_FALSE(starts.mayStartIn(5, 0, UINT64_MAX));
 }
 
+TEST_CASE("the last window holds what starts at the end of time", "[windows]") {
+  ChunkedVector<ApiRecord> records;
+  for (const uint64_t start : {uint64_t{100}, uint64_t{200}, UINT64_MAX}) {
+    ApiRecord r{};
+    r.start = start;
+    r.end = start;
+    records.push_back(r);
+  }
+  ChunkStarts starts;
+  auto drawn = [](uint64_t start, uint64_t end) { return start != 0 && end >= start; };
+  std::vector<uint64_t> seen;
+  auto note = [&](const ApiRecord& r, size_t) { seen.push_back(r.start); };
+  forEachStartIn(records, starts, false, 0, UINT64_MAX, drawn, note);
+  CHECK(seen == std::vector<uint64_t>{100, 200, UINT64_MAX});
+  seen.clear();
+  forEachStartIn(records, starts, true, 150, UINT64_MAX, drawn, note);
+  CHECK(seen == std::vector<uint64_t>{200, UINT64_MAX});
+  seen.clear();
+  forEachStartIn(records, starts, true, 150, 1000, drawn, note);
+  CHECK(seen == std::vector<uint64_t>{200});
+  CHECK(starts.mayStartIn(0, 1000, UINT64_MAX));
+}
+
 TEST_CASE("an id set holds its ids, dense or sparse", "[windows]") {
   IdSet dense(100, 1099, 1000);
   IdSet sparse(1, 4'000'000'000u, 3);
