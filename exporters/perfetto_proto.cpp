@@ -42,7 +42,7 @@
 // category and the callback id is the call's name. Copies and sets as in
 // the JSON, which carries the same arguments. Nested lengths are computed bottom-up: every length is minimal.
 //
-// Arrows. The launching call (LaunchIndex: the runtime call over the driver
+// Arrows. The launching call (FlowSources: the runtime call over the driver
 // call it made) starts one flow per GPU record it launched and each GPU record
 // terminates its own: a graph launch gets one arrow per kernel. Flow ids are
 // small numbers taken from a pool shared by every trace of the file and given
@@ -52,13 +52,40 @@
 // trace processor reads like the fixed64 fields 47 and 48 that would take 8
 // bytes each. An id is reused only for a flow starting strictly after the one
 // before ended. Only pairs with both ends drawn, the GPU work not starting
-// before its call, are written.
+// before its call, are written. Which pairs those are is decided as the events
+// are written, in time order: a GPU slice whose call has begun takes one of
+// the flows the call started; one written before its call (clock skew) gets
+// none, and its call starts one flow fewer. So the writer knows how many GPU
+// slices each correlation id has (a bit per id, a count for ids with more
+// than one), the flows started and not yet terminated, and the GPU slices
+// written before their call: no index over the records.
 //
 // Order. Events are written in wall-clock order across all tracks (and all
 // traces of a merged file): ends before instants before begins at equal
-// times, host tracks before GPU tracks. Memory counters and unified memory
-// (memory_tracks.h) come on a sequence of their own per trace, their packets
-// put between the others in that order.
+// times, host tracks before GPU tracks, so a GPU slice's begin comes after
+// its call's exactly when the call starts no later than it. Memory counters
+// and unified memory (memory_tracks.h) come on a sequence of their own per
+// trace, their packets put between the others in that order.
+//
+// Memory: the slices are laid out one window of start times at a time
+// (slice_windows.h), each track's layout carried from one window to the next
+// (TrackLayout), and the tracks' events of a window merged in time order; a
+// track whose next event lies past its window waits for the next one. So the
+// writer holds about a window's slices (24 bytes each), a few bits per
+// correlation id (flow_sources.h) and the arrows in flight, however long the
+// trace. Records spilled to disk are read whole a few times in planning, and
+// once per window that their chunk starts slices in, twice with several
+// windows (planning lays every window out once too). NVTX marks and the
+// lanes of NVTX start/end ranges are found for the whole trace at once (a
+// few bytes per NVTX record: there are few). Traces merged into one file
+// share the window size evenly, each with windows of its own on its own
+// clock: the end of a trace's window is an entry of the merge, at its
+// wall-clock time, that lays out the next one. The file is the same
+// whatever the windows.
+//
+// The trace's description comes first (at the clock's reference) but says
+// how many slices were clamped and how many arrows were written: planning
+// lays out every window once beforehand to count them, as writing will.
 #include "exporters/perfetto_proto.h"
 
 #include <algorithm>
@@ -76,8 +103,10 @@
 
 #include "core/demangle.h"
 #include "exporters/external_ids.h"
+#include "exporters/flow_sources.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/proto_writer.h"
+#include "exporters/slice_windows.h"
 #include "exporters/track_layout.h"
 
 namespace cuptitrace {
@@ -170,7 +199,6 @@ constexpr uint32_t kClockRealtime = 1;  // BuiltinClock REALTIME
 constexpr size_t kFlushBytes = size_t{1} << 20;
 // Ids CUPTI uses for "not applicable" (sync stream/event, overhead device).
 constexpr uint32_t kNotApplicable = 0xffffffffu;
-constexpr uint32_t kNoSlot = 0xffffffffu;
 
 // ---- Interned names -------------------------------------------------------------
 
@@ -332,8 +360,9 @@ struct Track {
   uint32_t lane;    // of an NvtxRange track
   uint32_t context = 0;  // of a Stream track: its name may show it
   uint64_t uuid = 0;
-  size_t first = 0;  // its slices: slices_[first, first + count)
+  size_t first = 0;  // the window's slices before layout: slices_[first, first + count)
   size_t count = 0;
+  size_t held = 0;  // slices its layout holds for a later window (moved past the window's end)
   size_t firstInstant = 0;  // its instants: instants_[firstInstant, firstInstant + instantCount)
   size_t instantCount = 0;
 };
@@ -344,20 +373,28 @@ struct Instant {
   uint32_t nvtx;  // index of the NVTX record
 };
 
-// Where a track is in writing its events out.
+// Where a track is in writing its events out: its slices of the window
+// (laid out), its instants, its open slices.
 struct Cursor {
   size_t slice = 0, sliceEnd = 0;
   size_t instant = 0, instantEnd = 0;
   std::vector<uint64_t> open;  // ends of the slices begun and not yet ended, innermost last
 };
 
-enum Phase : uint8_t { kPhaseEnd = 0, kPhaseInstant = 1, kPhaseBegin = 2, kPhaseNone = 3 };
+enum Phase : uint8_t {
+  kPhaseReload = 0,  // not an event: the end of a trace's window (its "track" is the trace)
+  kPhaseEnd,
+  kPhaseInstant,
+  kPhaseBegin,
+  kPhaseNone
+};
 
 // The next event of a track, by wall-clock time: at equal times ends come
 // first (so a slice ending where the next begins closes before it), then
 // instants, then begins; across tracks the lower track index (host tracks
 // first, so a launch call begins before the GPU work it launched at the same
 // nanosecond). The order is that of one 128-bit key: time, phase, track.
+// The end of a trace's window comes before every event at its time.
 struct NextEvent {
   unsigned __int128 key;
   uint64_t wall() const { return static_cast<uint64_t>(key >> 64); }
@@ -452,12 +489,73 @@ class FlowIds {
   uint32_t used_ = 0;
 };
 
+// The flows of one trace started by their call and not yet terminated by
+// their GPU slice, by correlation id: an open-addressing table (linear
+// probing) with an entry per flow, so a graph launch's flows are several
+// entries of one id. Id 0 never has a call to start from: it marks a free
+// entry. It holds the arrows in flight, however long the trace.
+class PendingFlows {
+ public:
+  void add(uint32_t correlation, uint32_t flow) {
+    if (2 * (used_ + 1) > table_.size()) grow();
+    size_t i = home(correlation);
+    while (table_[i].correlation != 0) i = (i + 1) & mask_;
+    table_[i] = {correlation, flow};
+    ++used_;
+  }
+  // A flow of `correlation`, taken out; 0 when it has none.
+  uint32_t take(uint32_t correlation) {
+    if (used_ == 0) return 0;
+    size_t i = home(correlation);
+    for (; table_[i].correlation != correlation; i = (i + 1) & mask_)
+      if (table_[i].correlation == 0) return 0;
+    const uint32_t flow = table_[i].flow;
+    // Closes the hole: each later entry of the run moves into it when the
+    // hole lies between the entry's home and where it is.
+    size_t hole = i;
+    for (size_t j = (i + 1) & mask_; table_[j].correlation != 0; j = (j + 1) & mask_) {
+      if (((j - home(table_[j].correlation)) & mask_) >= ((j - hole) & mask_)) {
+        table_[hole] = table_[j];
+        hole = j;
+      }
+    }
+    table_[hole] = {0, 0};
+    --used_;
+    return flow;
+  }
+
+ private:
+  struct Entry {
+    uint32_t correlation;
+    uint32_t flow;
+  };
+  size_t home(uint32_t correlation) const {
+    return static_cast<size_t>((correlation * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+  void grow() {
+    std::vector<Entry> old = std::move(table_);
+    const size_t size = old.empty() ? 64 : 2 * old.size();
+    table_.assign(size, Entry{0, 0});
+    mask_ = size - 1;
+    shift_ = 64;
+    for (size_t n = size; n > 1; n >>= 1) --shift_;
+    used_ = 0;
+    for (const Entry& e : old)
+      if (e.correlation != 0) add(e.correlation, e.flow);
+  }
+
+  std::vector<Entry> table_;
+  size_t mask_ = 0;
+  unsigned shift_ = 64;
+  size_t used_ = 0;
+};
+
 // ---- One trace -------------------------------------------------------------------
 
 class SourceWriter {
  public:
   SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds, uint64_t firstUuid,
-               uint32_t firstSequence)
+               uint32_t firstSequence, size_t windowSlices)
       : in_(input),
         trace_(*input.trace),
         o_(out),
@@ -471,12 +569,13 @@ class SourceWriter {
         syncs_(trace_.store.records<SyncRecord>()),
         overheads_(trace_.store.records<OverheadRecord>()),
         graphs_(trace_.store.records<GraphRecord>()),
-        launches_(api_),
+        sources_(api_),
         externalIds_(trace_),
         hostPid_(input.hostPid()),
         offset_(static_cast<uint64_t>(trace_.meta.wallClockOffsetNs())),
         hostProcessUuid_(firstUuid),
-        firstSequence_(firstSequence) {
+        firstSequence_(firstSequence),
+        windowSlices_(windowSlices) {
     for (const ContextInfo& c : trace_.contexts) contextDevice_[c.contextId] = c.deviceId;
     const size_t strings = trace_.strings.size();
     rawNameIid_.assign(strings, 0);
@@ -486,13 +585,15 @@ class SourceWriter {
     values_.emplace_back();
   }
 
-  // Lays out the tracks and plans the arrows; then the ids used are known.
+  // Finds the tracks, plans the windows and counts what the description
+  // says; then the ids used are known and the first window is laid out.
   void plan() {
     const TimelineBase scan = scanTimeline(trace_);
     base_ = scan.base;
     incomplete_ = scan.incomplete;
-    layOutTracks();
-    planFlows();
+    findTracks();
+    countGpuSlices();
+    countClampedAndFlows();
     sequences_.resize(1 + tracks_.size());
     for (size_t i = 0; i < sequences_.size(); ++i) {
       sequences_[i].id = firstSequence_ + static_cast<uint32_t>(i);
@@ -503,7 +604,8 @@ class SourceWriter {
   uint32_t endSequence() const { return firstSequence_ + static_cast<uint32_t>(sequences_.size()); }
   uint64_t clamped() const { return clamped_; }
   uint64_t incomplete() const { return incomplete_; }
-  uint64_t flows() const { return flows_; }
+  uint64_t flowsWritten() const { return flowsWritten_; }
+  uint64_t windows() const { return windows_.size() - 1; }
   // What the memory tracks (memory_tracks.h) hang on: the clock's reference and the process tracks.
   PerfettoMemoryOptions memoryOptions(uint32_t sequenceId) const {
     return {sequenceId, base_, hostProcessUuid_, [this](uint32_t device) { return gpuProcessUuid(device); }};
@@ -525,7 +627,8 @@ class SourceWriter {
   // description, one instant at the clock's reference), 1 + t is track t.
   uint32_t sourceCount() const { return 1 + static_cast<uint32_t>(tracks_.size()); }
 
-  // The next event of source `k`, or false when it has none left.
+  // The next event of source `k` in the window laid out, or false when it
+  // has none there (none left, or its next one is in a later window).
   bool next(uint32_t k, uint32_t globalTrack, NextEvent* e) const {
     if (k == 0) {
       *e = NextEvent::of(base_ + offset_, kPhaseInstant, globalTrack);
@@ -552,8 +655,9 @@ class SourceWriter {
         phase = kPhaseBegin;
       }
     }
+    if (phase == kPhaseNone || (ts >= windowEnd() && !lastWindow())) return false;
     *e = NextEvent::of(ts + offset_, phase, globalTrack);
-    return phase != kPhaseNone;
+    return true;
   }
 
   void emit(uint32_t k, uint8_t phase) {
@@ -573,15 +677,23 @@ class SourceWriter {
         writeInstant(instants_[c.instant++]);
         break;
       case kPhaseBegin: {
-        const size_t at = c.slice++;
-        writeBegin(slices_[at], at);
-        c.open.push_back(slices_[at].end);
+        const Slice& s = slices_[c.slice++];
+        writeBegin(s);
+        c.open.push_back(s.end);
         break;
       }
       default:
         break;
     }
   }
+
+  // Windows: the one laid out ends at windowEnd() (its events are those
+  // before it, on the trace's clock); the next is laid out once every event
+  // before that end, of every trace, has been written: the merge has an
+  // entry for it at windowEndWall().
+  bool moreWindows() const { return window_ + 2 < windows_.size(); }
+  uint64_t windowEndWall() const { return windowEnd() + offset_; }
+  void nextWindow() { layOutWindow(++window_); }
 
  private:
   // ---- Planning ------------------------------------------------------------------
@@ -657,56 +769,50 @@ class SourceWriter {
     }
   }
 
-  // Calls f(track, slice) for every record drawn as a slice.
+  // Calls f(record, index) for each drawn record of `records` that starts
+  // in the window (slice_windows.h: chunks are skipped once windows are planned).
+  template <typename T, typename F>
+  void eachDrawn(const ChunkedVector<T>& records, ChunkStarts& starts, uint64_t from, uint64_t to,
+                 F&& f) {
+    forEachStartIn(records, starts, windowsPlanned_, from, to, drawable, f);
+  }
+
+  // Calls f(track, slice) for every record drawn as a slice that starts in
+  // [from, to) (eachDrawn).
   template <typename F>
-  void forEachSlice(F&& f) {
+  void forEachSlice(uint64_t from, uint64_t to, F&& f) {
     auto slice = [](const auto& r, size_t i, SliceSource source, uint16_t tie = 0) {
       return Slice{r.start, r.end, static_cast<uint32_t>(i), tie, source, 0};
     };
-    for (size_t i = 0; i < api_.size(); ++i) {
-      const ApiRecord& r = api_[i];
-      if (!drawable(r.start, r.end)) continue;
+    eachDrawn(api_, starts_[0], from, to, [&](const ApiRecord& r, size_t i) {
       const auto source = isDriver(r) ? SliceSource::ApiDriver : SliceSource::ApiRuntime;
       f(hostThreadTrack(r.threadId), slice(r, i, source));
-    }
-    for (size_t i = 0; i < nvtx_.size(); ++i) {
-      const NvtxRecord& r = nvtx_[i];
-      if (!drawable(r.start, r.end)) continue;
+    });
+    eachDrawn(nvtx_, starts_[1], from, to, [&](const NvtxRecord& r, size_t i) {
       if (r.type == static_cast<uint8_t>(NvtxType::PushPop)) {
         f(hostThreadTrack(r.threadId), slice(r, i, SliceSource::Nvtx, r.depth));
       } else if (r.type == static_cast<uint8_t>(NvtxType::StartEnd) && r.end != r.start) {
         f(nvtxTrack_[i], slice(r, i, SliceSource::Nvtx));
       }
-    }
-    for (size_t i = 0; i < kernels_.size(); ++i) {
-      const KernelRecord& r = kernels_[i];
-      if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Kernel));
-    }
-    for (size_t i = 0; i < memcpys_.size(); ++i) {
-      const MemcpyRecord& r = memcpys_[i];
-      if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memcpy));
-    }
-    for (size_t i = 0; i < memsets_.size(); ++i) {
-      const MemsetRecord& r = memsets_[i];
-      if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memset));
-    }
-    for (size_t i = 0; i < graphs_.size(); ++i) {
-      const GraphRecord& r = graphs_[i];
-      if (drawable(r.start, r.end))
-        f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Graph));
-    }
-    for (size_t i = 0; i < syncs_.size(); ++i) {
-      const SyncRecord& r = syncs_[i];
-      if (drawable(r.start, r.end)) f(syncTrack(r.contextId), slice(r, i, SliceSource::Sync));
-    }
-    for (size_t i = 0; i < overheads_.size(); ++i) {
-      const OverheadRecord& r = overheads_[i];
-      if (drawable(r.start, r.end))
-        f(track(TrackKind::Overhead, kOverheadTid, 0), slice(r, i, SliceSource::Overhead));
-    }
+    });
+    eachDrawn(kernels_, starts_[2], from, to, [&](const KernelRecord& r, size_t i) {
+      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Kernel));
+    });
+    eachDrawn(memcpys_, starts_[3], from, to, [&](const MemcpyRecord& r, size_t i) {
+      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memcpy));
+    });
+    eachDrawn(memsets_, starts_[4], from, to, [&](const MemsetRecord& r, size_t i) {
+      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memset));
+    });
+    eachDrawn(graphs_, starts_[5], from, to, [&](const GraphRecord& r, size_t i) {
+      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Graph));
+    });
+    eachDrawn(syncs_, starts_[6], from, to, [&](const SyncRecord& r, size_t i) {
+      f(syncTrack(r.contextId), slice(r, i, SliceSource::Sync));
+    });
+    eachDrawn(overheads_, starts_[7], from, to, [&](const OverheadRecord& r, size_t i) {
+      f(track(TrackKind::Overhead, kOverheadTid, 0), slice(r, i, SliceSource::Overhead));
+    });
   }
 
   // Calls f(track, instant) for every NVTX mark and empty start/end range.
@@ -725,14 +831,24 @@ class SourceWriter {
   }
 
   static bool isGpu(const Track& t) { return t.kind == TrackKind::Stream || t.kind == TrackKind::Sync; }
+  static OverlapPolicy policyOf(const Track& t) {
+    // A stream runs one thing at a time: an overlap there is clock jitter.
+    return t.kind == TrackKind::Stream ? OverlapPolicy::MoveStart : OverlapPolicy::ClampEnd;
+  }
 
-  // Groups slices and instants by track in two passes (count, then place),
-  // lays out each track as the JSON exporter does, and orders the tracks:
-  // host process first (threads by tid, then overhead, then NVTX ranges),
-  // then each GPU (streams, then syncs). Their uuids follow that order.
-  void layOutTracks() {
+  // Finds every track with a first pass over the slices, which also plans
+  // the windows (slice_windows.h); groups the instants by track in two
+  // passes (count, then place) and orders the tracks: host process first
+  // (threads by tid, then overhead, then NVTX ranges), then each GPU
+  // (streams, then syncs). Their uuids follow that order.
+  void findTracks() {
     assignNvtxLanes();
-    forEachSlice([&](uint32_t t, const Slice&) { ++tracks_[t].count; });
+    WindowPlanner planner(windowSlices_);
+    forEachSlice(0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.first(s.start); });
+    windowsPlanned_ = true;
+    if (planner.needsSecondPass())
+      forEachSlice(0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.second(s.start); });
+    windows_ = planner.bounds();
     forEachInstant([&](uint32_t t, const Instant&) { ++tracks_[t].instantCount; });
     // Threads that only made marks or start/end ranges still get a named track.
     nvtx_.forEach([&](const NvtxRecord& r) {
@@ -742,7 +858,6 @@ class SourceWriter {
         hostThreadTrack(r.endThreadId);
     });
 
-    // Final order first, so that slices are placed once.
     std::vector<uint32_t> order(tracks_.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -764,34 +879,22 @@ class SourceWriter {
     for (TrackCacheEntry& e : trackCache_)
       if (e.valid) e.index = newIndex[e.index];
 
-    size_t slices = 0, instants = 0;
+    size_t instants = 0;
     for (Track& t : tracks_) {
-      t.first = slices;
-      slices += t.count;
-      t.count = 0;
       t.firstInstant = instants;
       instants += t.instantCount;
       t.instantCount = 0;
     }
-    slices_.resize(slices);
     instants_.resize(instants);
-    forEachSlice([&](uint32_t t, const Slice& s) {
-      Track& track = tracks_[t];
-      slices_[track.first + track.count++] = s;
-    });
     forEachInstant([&](uint32_t t, const Instant& i) {
       Track& track = tracks_[t];
       instants_[track.firstInstant + track.instantCount++] = i;
     });
-    for (Track& t : tracks_) {
-      const auto policy =
-          t.kind == TrackKind::Stream ? OverlapPolicy::MoveStart : OverlapPolicy::ClampEnd;
-      clamped_ += layoutTrack(slices_.data() + t.first, slices_.data() + t.first + t.count, policy);
+    for (const Track& t : tracks_)
       std::stable_sort(
           instants_.begin() + static_cast<std::ptrdiff_t>(t.firstInstant),
           instants_.begin() + static_cast<std::ptrdiff_t>(t.firstInstant + t.instantCount),
           [](const Instant& a, const Instant& b) { return a.ts < b.ts; });
-    }
 
     // Uuids: the host process, its tracks, then each GPU process and its tracks.
     uint64_t uuid = hostProcessUuid_;
@@ -807,56 +910,155 @@ class SourceWriter {
 
     cursors_.resize(tracks_.size());
     for (size_t i = 0; i < tracks_.size(); ++i) {
-      Cursor& c = cursors_[i];
-      c.slice = tracks_[i].first;
-      c.sliceEnd = tracks_[i].first + tracks_[i].count;
-      c.instant = tracks_[i].firstInstant;
-      c.instantEnd = tracks_[i].firstInstant + tracks_[i].instantCount;
+      layouts_.emplace_back(policyOf(tracks_[i]));
+      cursors_[i].instant = tracks_[i].firstInstant;
+      cursors_[i].instantEnd = tracks_[i].firstInstant + tracks_[i].instantCount;
     }
   }
 
-  // Gives each (launch call, GPU slice) pair with both ends drawn, the GPU
-  // work not starting before the call, a slot: the call has the range of
-  // slots of all it launched, the GPU slice its own. Ids come at write time.
-  void planFlows() {
-    sliceSlot_.assign(slices_.size(), kNoSlot);
-    std::vector<uint32_t> count(api_.size() + 1, 0);
-    auto forEachPair = [&](auto&& f) {
-      for (const Track& t : tracks_) {
-        if (t.kind != TrackKind::Stream) continue;
-        for (size_t at = t.first; at < t.first + t.count; ++at) {
+  // Lays out window `w`: the slices starting in it, grouped by track in two
+  // passes (count, then place), each track's run of its layout (TrackLayout)
+  // written over them in place, after the slices the layout held from
+  // earlier windows (a run never writes past what it has read, as it emits
+  // no more than it was given and held); each track's cursor on the result.
+  void layOutWindow(size_t w) {
+    window_ = w;
+    const uint64_t from = windows_[w];
+    const uint64_t to = windows_[w + 1];
+    for (Track& t : tracks_) t.count = 0;
+    forEachSlice(from, to, [&](uint32_t t, const Slice&) { ++tracks_[t].count; });
+    size_t total = 0;
+    for (Track& t : tracks_) {
+      t.first = total + t.held;
+      total += t.held + t.count;
+      t.count = 0;
+    }
+    // Exactly what the largest window needs: growing by doubling could hold twice that.
+    if (total > slices_.capacity()) {
+      std::vector<Slice>().swap(slices_);
+      slices_.reserve(total);
+    }
+    slices_.resize(total);
+    forEachSlice(from, to, [&](uint32_t t, const Slice& s) {
+      Track& track = tracks_[t];
+      slices_[track.first + track.count++] = s;
+    });
+    for (size_t i = 0; i < tracks_.size(); ++i) {
+      Track& t = tracks_[i];
+      Cursor& c = cursors_[i];
+      c.slice = c.sliceEnd = t.first - t.held;
+      if (t.count == 0 && !layouts_[i].pending()) continue;
+      Slice* first = slices_.data() + t.first;
+      Slice* out = slices_.data() + c.slice;
+      size_t emitted = 0;
+      layouts_[i].run(first, first + t.count, to, [&](const Slice& s) { out[emitted++] = s; });
+      t.held = t.held + t.count - emitted;
+      c.sliceEnd = c.slice + emitted;
+    }
+  }
+  uint64_t windowEnd() const { return windows_[window_ + 1]; }
+  bool lastWindow() const { return window_ + 2 == windows_.size(); }
+
+  // The correlation id of a slice that may end an arrow (GPU work on a stream), else 0.
+  uint32_t arrowCorrelation(const Slice& s) const {
+    switch (s.source) {
+      case SliceSource::Kernel:
+        return kernels_[s.index].correlationId;
+      case SliceSource::Memcpy:
+        return memcpys_[s.index].correlationId;
+      case SliceSource::Memset:
+        return memsets_[s.index].correlationId;
+      case SliceSource::Graph:
+        return graphs_[s.index].correlationId;
+      default:
+        return 0;
+    }
+  }
+
+  // How many GPU slices each correlation id with a launch call has: a bit
+  // for one (IdSet), a count of the others for more (graph launches).
+  void countGpuSlices() {
+    gpuDrawn_ = IdSet(sources_.lo(), sources_.hi(), sources_.calls());
+    auto count = [&](const auto& r) {
+      if (!drawable(r.start, r.end) || !sources_.hasSource(r.correlationId)) return;
+      if (!gpuDrawn_.insert(r.correlationId)) ++moreGpu_[r.correlationId];
+    };
+    kernels_.forEach(count);
+    memcpys_.forEach(count);
+    memsets_.forEach(count);
+    graphs_.forEach(count);
+  }
+
+  // Lays out every window once, as writing will, for what the trace's
+  // description says before anything else is written: the slices clamped
+  // and the arrows. A GPU slice gets its arrow when its call begins no
+  // later than it does (see "Order" at the top of the file): when the call
+  // is in an earlier window, or in the same window and starts no later.
+  // With several windows the layouts start over for writing; one window
+  // laid out stays.
+  void countClampedAndFlows() {
+    IdSet callsBefore(sources_.lo(), sources_.hi(), sources_.calls());
+    // The window's calls with arrows: (correlation id, where in slices_), and
+    // where each is by id: a table over the window's ids when they are about
+    // as many as their range (CUPTI hands them out in sequence), else the
+    // pairs sorted. A window holds far fewer than 2^32 slices (24 bytes each).
+    std::vector<std::pair<uint32_t, uint32_t>> calls;
+    std::vector<uint32_t> callAt;  // by id minus the window's lowest
+    constexpr uint32_t kNoCall = UINT32_MAX;
+    for (size_t w = 0; w + 1 < windows_.size(); ++w) {
+      layOutWindow(w);
+      calls.clear();
+      for (size_t i = 0; i < tracks_.size() && !isGpu(tracks_[i]); ++i) {
+        for (size_t at = cursors_[i].slice; at < cursors_[i].sliceEnd; ++at) {
           const Slice& s = slices_[at];
-          uint32_t correlation;
-          switch (s.source) {
-            case SliceSource::Kernel:
-              correlation = kernels_[s.index].correlationId;
-              break;
-            case SliceSource::Memcpy:
-              correlation = memcpys_[s.index].correlationId;
-              break;
-            case SliceSource::Memset:
-              correlation = memsets_[s.index].correlationId;
-              break;
-            case SliceSource::Graph:
-              correlation = graphs_[s.index].correlationId;
-              break;
-            default:
-              continue;
-          }
-          const uint32_t call = launches_.find(correlation);
-          if (call != LaunchIndex::kNone && api_[call].start <= s.start) f(at, call);
+          if (s.source != SliceSource::ApiRuntime && s.source != SliceSource::ApiDriver) continue;
+          const ApiRecord& r = api_[s.index];
+          if (sources_.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId))
+            calls.emplace_back(r.correlationId, static_cast<uint32_t>(at));
         }
       }
-    };
-    forEachPair([&](size_t, uint32_t call) { ++count[call]; });
-    apiFlowFirst_.assign(api_.size() + 1, 0);
-    for (size_t i = 0; i < api_.size(); ++i) apiFlowFirst_[i + 1] = apiFlowFirst_[i] + count[i];
-    std::fill(count.begin(), count.end(), 0);
-    forEachPair([&](size_t at, uint32_t call) {
-      sliceSlot_[at] = apiFlowFirst_[call] + count[call]++;
-    });
-    flows_ = apiFlowFirst_[api_.size()];
-    slotFlow_.assign(flows_, 0);
+      uint32_t lo = UINT32_MAX, hi = 0;
+      for (const auto& call : calls) {
+        lo = std::min(lo, call.first);
+        hi = std::max(hi, call.first);
+      }
+      const bool dense = !calls.empty() && hi - lo <= 4 * uint64_t{calls.size()} + 4096;
+      if (dense) {
+        callAt.assign(size_t{hi - lo} + 1, kNoCall);
+        for (const auto& call : calls) callAt[call.first - lo] = call.second;
+      } else if (!std::is_sorted(calls.begin(), calls.end())) {
+        std::sort(calls.begin(), calls.end());
+      }
+      auto callOf = [&](uint32_t correlation) {
+        if (dense)
+          return correlation >= lo && correlation <= hi ? callAt[correlation - lo] : kNoCall;
+        const auto it =
+            std::lower_bound(calls.begin(), calls.end(), std::make_pair(correlation, 0u));
+        return it != calls.end() && it->first == correlation ? it->second : kNoCall;
+      };
+      for (size_t i = 0; i < tracks_.size(); ++i) {
+        if (tracks_[i].kind != TrackKind::Stream) continue;
+        for (size_t at = cursors_[i].slice; at < cursors_[i].sliceEnd; ++at) {
+          const uint32_t correlation = arrowCorrelation(slices_[at]);
+          if (!sources_.hasSource(correlation)) continue;
+          if (callsBefore.contains(correlation)) {
+            ++flows_;
+            continue;
+          }
+          const uint32_t call = callOf(correlation);
+          if (call != kNoCall && slices_[call].start <= slices_[at].start) ++flows_;
+        }
+      }
+      for (const auto& call : calls) callsBefore.insert(call.first);
+    }
+    for (const TrackLayout& l : layouts_) clamped_ += l.changed();
+    if (windows_.size() > 2) {
+      for (size_t i = 0; i < tracks_.size(); ++i) {
+        layouts_[i] = TrackLayout(policyOf(tracks_[i]));
+        tracks_[i].held = 0;
+      }
+      layOutWindow(0);
+    }
   }
 
   // ---- Packets -------------------------------------------------------------------
@@ -1200,19 +1402,40 @@ class SourceWriter {
     *p++ = tag[1];
     te_.setTail(putVarint(p, id));
   }
-  // The flows a launch call starts: one per GPU slice it launched.
-  void startFlows(uint32_t call, uint64_t ts) {
-    for (uint32_t s = apiFlowFirst_[call]; s < apiFlowFirst_[call + 1]; ++s) {
-      slotFlow_[s] = flowIds_.start(ts + offset_);
-      flowIds(kTagFlowId, slotFlow_[s]);
+  // The flows a launch call starts: one per GPU slice it launched that is
+  // not written yet (those written before it have no arrow).
+  void startFlows(size_t index, const ApiRecord& r, uint64_t ts) {
+    const uint32_t correlation = r.correlationId;
+    if (!sources_.isSource(index, r) || !gpuDrawn_.contains(correlation)) return;
+    uint32_t n = 1;
+    if (!moreGpu_.empty()) {
+      const auto it = moreGpu_.find(correlation);
+      if (it != moreGpu_.end()) n += it->second;
+    }
+    if (!early_.empty()) {
+      const auto it = early_.find(correlation);
+      if (it != early_.end()) {
+        n -= it->second;
+        early_.erase(it);
+      }
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t id = flowIds_.start(ts + offset_);
+      flowIds(kTagFlowId, id);
+      pending_.add(correlation, id);
     }
   }
-  // The flow a GPU slice ends, if its launch call is drawn.
-  void endFlow(size_t sliceAt, uint64_t ts) {
-    const uint32_t s = sliceSlot_[sliceAt];
-    if (s == kNoSlot || slotFlow_[s] == 0) return;
-    flowIds(kTagTerminatingFlowId, slotFlow_[s]);
-    flowIds_.end(slotFlow_[s], ts + offset_);
+  // The flow a GPU slice ends: one its call started, if the call was written before it.
+  void endFlow(uint32_t correlation, uint64_t ts) {
+    if (!sources_.hasSource(correlation)) return;
+    const uint32_t id = pending_.take(correlation);
+    if (id == 0) {
+      ++early_[correlation];
+      return;
+    }
+    flowIds(kTagTerminatingFlowId, id);
+    flowIds_.end(id, ts + offset_);
+    ++flowsWritten_;
   }
 
   // The packet of the event in te_ at `ts`, with the interned data it needs:
@@ -1270,7 +1493,7 @@ class SourceWriter {
     o_.maybeFlush();
   }
 
-  void writeBegin(const Slice& s, size_t at) {
+  void writeBegin(const Slice& s) {
     switch (s.source) {
       case SliceSource::ApiRuntime:
       case SliceSource::ApiDriver:
@@ -1278,13 +1501,13 @@ class SourceWriter {
       case SliceSource::Nvtx:
         return writeNvtxRange(s);
       case SliceSource::Kernel:
-        return writeKernel(s, at);
+        return writeKernel(s);
       case SliceSource::Memcpy:
-        return writeMemcpy(s, at);
+        return writeMemcpy(s);
       case SliceSource::Memset:
-        return writeMemset(s, at);
+        return writeMemset(s);
       case SliceSource::Graph:
-        return writeGraph(s, at);
+        return writeGraph(s);
       case SliceSource::Sync:
         return writeSync(s);
       case SliceSource::Overhead:
@@ -1302,7 +1525,7 @@ class SourceWriter {
     externalIdArgs(r.correlationId);
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
-    startFlows(s.index, s.start);
+    startFlows(s.index, r, s.start);
     finishEvent(s.start);
   }
 
@@ -1314,10 +1537,11 @@ class SourceWriter {
     if (r.returnValue != 0) argUint(Arg::Errno, r.returnValue);
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
+    startFlows(s.index, r, s.start);  // none from calls our collectors record, which have no id
     finishEvent(s.start);
   }
 
-  void writeKernel(const Slice& s, size_t at) {
+  void writeKernel(const Slice& s) {
     const KernelRecord& k = kernels_[s.index];
     beginEvent(kCatKernel);
     const uint32_t name = kernelNameIid(k.name);
@@ -1335,12 +1559,12 @@ class SourceWriter {
     externalIdArgs(k.correlationId);
     clampArg(s, k.start, k.end);
     eventHead(kSliceBegin, name);
-    endFlow(at, s.start);
+    endFlow(k.correlationId, s.start);
     finishEvent(s.start);
   }
 
   // A whole graph launch (CUPTITRACE_GRAPHS=graph), the arrow from its cudaGraphLaunch.
-  void writeGraph(const Slice& s, size_t at) {
+  void writeGraph(const Slice& s) {
     const GraphRecord& g = graphs_[s.index];
     beginEvent(kCatGraph);
     // Names of their own above the composed ones' keys (all below 2^26).
@@ -1351,11 +1575,11 @@ class SourceWriter {
     externalIdArgs(g.correlationId);
     clampArg(s, g.start, g.end);
     eventHead(kSliceBegin, name);
-    endFlow(at, s.start);
+    endFlow(g.correlationId, s.start);
     finishEvent(s.start);
   }
 
-  void writeMemcpy(const Slice& s, size_t at) {
+  void writeMemcpy(const Slice& s) {
     const MemcpyRecord& m = memcpys_[s.index];
     const auto copyKind = static_cast<CopyKind>(m.copyKind);
     const char* kind = copyKindName(copyKind);
@@ -1382,11 +1606,11 @@ class SourceWriter {
     externalIdArgs(m.correlationId);
     clampArg(s, m.start, m.end);
     eventHead(kSliceBegin, name);
-    endFlow(at, s.start);
+    endFlow(m.correlationId, s.start);
     finishEvent(s.start);
   }
 
-  void writeMemset(const Slice& s, size_t at) {
+  void writeMemset(const Slice& s) {
     const MemsetRecord& m = memsets_[s.index];
     const char* kind = memoryKindName(static_cast<MemoryKind>(m.memoryKind));
     beginEvent(kCatMemset);
@@ -1401,7 +1625,7 @@ class SourceWriter {
     externalIdArgs(m.correlationId);
     clampArg(s, m.start, m.end);
     eventHead(kSliceBegin, name);
-    endFlow(at, s.start);
+    endFlow(m.correlationId, s.start);
     finishEvent(s.start);
   }
 
@@ -1542,17 +1766,19 @@ class SourceWriter {
   const ChunkedVector<SyncRecord>& syncs_;
   const ChunkedVector<OverheadRecord>& overheads_;
   const ChunkedVector<GraphRecord>& graphs_;
-  const LaunchIndex launches_;
+  const FlowSources sources_;
   const ExternalIdIndex externalIds_;
   const uint32_t hostPid_;  // as shown
   const uint64_t offset_;   // wall clock minus trace clock, modulo 2^64
   const uint64_t hostProcessUuid_;
   const uint32_t firstSequence_;
+  const size_t windowSlices_;
 
   uint64_t base_ = 0;  // the clock's reference: every sequence's clock starts there
   uint64_t incomplete_ = 0;
-  uint64_t clamped_ = 0;
-  uint64_t flows_ = 0;
+  uint64_t clamped_ = 0;       // planned (countClampedAndFlows), for the description
+  uint64_t flows_ = 0;         // planned likewise
+  uint64_t flowsWritten_ = 0;  // arrows written, both ends
   uint64_t nextUuid_ = 0;
   bool metadataWritten_ = false;
 
@@ -1567,17 +1793,27 @@ class SourceWriter {
   std::vector<std::pair<uint32_t, uint64_t>> gpuProcesses_;  // (device, uuid), in uuid order
   std::unordered_map<uint32_t, uint32_t> contextDevice_;
   std::vector<uint32_t> nvtxTrack_;  // by NVTX record: the lane track of a start/end range
-  std::vector<Slice> slices_;
-  std::vector<Instant> instants_;
+  std::vector<Instant> instants_;    // of the whole trace, by track
   std::vector<Cursor> cursors_;
   std::vector<Sequence> sequences_;  // the main sequence, then one per track
   Sequence* seq_ = nullptr;          // the sequence of the packet being written
 
-  // Flows: slots of (call, GPU slice) pairs; a call's are
-  // [apiFlowFirst_[call], apiFlowFirst_[call + 1]); each slot's id once started.
-  std::vector<uint32_t> apiFlowFirst_;
-  std::vector<uint32_t> sliceSlot_;  // by position in slices_: its slot, or kNoSlot
-  std::vector<uint32_t> slotFlow_;
+  // Windows (slice_windows.h): their bounds, the one laid out, its slices
+  // (each track's at its cursor), the tracks' layouts carried between them.
+  std::vector<uint64_t> windows_;
+  size_t window_ = 0;
+  std::vector<Slice> slices_;
+  std::vector<TrackLayout> layouts_;  // by track
+  ChunkStarts starts_[8];             // by chunk of each kind's records, in forEachSlice's order
+  bool windowsPlanned_ = false;
+
+  // Arrows: which ids have GPU slices (gpuDrawn_, and how many more than one
+  // in moreGpu_), the GPU slices written before their call (by id), the
+  // flows started and not terminated.
+  IdSet gpuDrawn_;
+  std::unordered_map<uint32_t, uint32_t> moreGpu_;
+  std::unordered_map<uint32_t, uint32_t> early_;
+  PendingFlows pending_;
 
   // Interning: iids per trace (names_ and values_ hold their text), defined per sequence.
   std::vector<std::string> names_, values_;
@@ -1595,7 +1831,8 @@ class SourceWriter {
 };
 
 // Writes every trace's header, then all their events in wall-clock order.
-PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std::ostream& out) {
+PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std::ostream& out,
+                                  size_t windowSlices) {
   Output o(out);
   FlowIds flowIds;
   std::vector<std::unique_ptr<SourceWriter>> sources;
@@ -1603,8 +1840,10 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   uint32_t sequence = 1;
   std::vector<uint32_t> firstTrack;  // by source: its first global track index
   std::vector<uint32_t> sourceOf;    // by global track index
+  // The traces are written side by side: together they hold about windowSlices.
+  const size_t perTrace = std::max<size_t>(1, windowSlices / std::max<size_t>(1, inputs.size()));
   for (const TimelineInput& in : inputs) {
-    sources.push_back(std::make_unique<SourceWriter>(in, o, flowIds, uuid, sequence));
+    sources.push_back(std::make_unique<SourceWriter>(in, o, flowIds, uuid, sequence, perTrace));
     SourceWriter& s = *sources.back();
     s.plan();
     uuid = s.endUuid();
@@ -1629,23 +1868,61 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   // Merges the tracks' events (each track's already in order) by time, the
   // traces' descriptions among them. The track just written goes on while
   // its next event comes before every other track's, which saves the heap
-  // most of its work on busy tracks.
+  // most of its work on busy tracks. A track is in the heap (queued) while
+  // it has an event in its trace's window; the end of each trace's window is
+  // in the heap too: there the trace's next window is laid out, and its
+  // tracks that waited for it are queued again.
   std::priority_queue<NextEvent, std::vector<NextEvent>, After> heap;
-  for (uint32_t g = 0; g < sourceOf.size(); ++g) {
-    NextEvent e;
-    const uint32_t src = sourceOf[g];
-    if (sources[src]->next(g - firstTrack[src], g, &e)) heap.push(e);
-  }
+  std::vector<uint8_t> queued(sourceOf.size(), 0);
+  // By source: how many of its tracks are queued or being written; whether
+  // its window ended while some were.
+  std::vector<uint32_t> live(sources.size(), 0);
+  std::vector<uint8_t> waiting(sources.size(), 0);
+  auto queueTracks = [&](uint32_t src) {
+    SourceWriter& s = *sources[src];
+    for (uint32_t k = 0; k < s.sourceCount(); ++k) {
+      const uint32_t g = firstTrack[src] + k;
+      NextEvent e;
+      if (queued[g] || !s.next(k, g, &e)) continue;
+      heap.push(e);
+      queued[g] = 1;
+      ++live[src];
+    }
+    if (s.moreWindows()) heap.push(NextEvent::of(s.windowEndWall(), kPhaseReload, src));
+  };
+  // The next window of trace `src`, once none of its tracks has an event left
+  // in this one. That is always so at the window's end, unless the trace's
+  // wall-clock times wrap around 2^64 (an offset larger than its timestamps).
+  auto loadNextWindow = [&](uint32_t src) {
+    if (live[src] != 0) {
+      waiting[src] = 1;
+      return;
+    }
+    waiting[src] = 0;
+    sources[src]->nextWindow();
+    queueTracks(src);
+  };
+  for (uint32_t src = 0; src < sources.size(); ++src) queueTracks(src);
   while (!heap.empty()) {
     NextEvent e = heap.top();
     heap.pop();
+    if (e.phase() == kPhaseReload) {
+      loadNextWindow(e.track());
+      continue;
+    }
     const uint32_t g = e.track();
-    SourceWriter& s = *sources[sourceOf[g]];
-    const uint32_t local = g - firstTrack[sourceOf[g]];
+    const uint32_t src = sourceOf[g];
+    SourceWriter& s = *sources[src];
+    const uint32_t local = g - firstTrack[src];
     for (;;) {
       for (auto& m : memory) o.b.bytes(m->takeUntil(e.wall()));
       s.emit(local, e.phase());
-      if (!s.next(local, g, &e)) break;
+      if (!s.next(local, g, &e)) {
+        queued[g] = 0;
+        --live[src];
+        if (waiting[src]) loadNextWindow(src);
+        break;
+      }
       if (!heap.empty() && heap.top().key < e.key) {
         heap.push(e);
         break;
@@ -1658,20 +1935,22 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   for (const auto& s : sources) {
     stats.clamped += s->clamped();
     stats.incomplete += s->incomplete();
-    stats.flows += s->flows();
+    stats.flows += s->flowsWritten();
+    stats.windows += s->windows();
   }
   return stats;
 }
 
 }  // namespace
 
-PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out) {
-  return writeTimeline({timelineInput(trace)}, out);
+PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out,
+                                       size_t windowSlices) {
+  return writeTimeline({timelineInput(trace)}, out, windowSlices);
 }
 
 PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs,
-                                       std::ostream& out) {
-  return writeTimeline(inputs, out);
+                                       std::ostream& out, size_t windowSlices) {
+  return writeTimeline(inputs, out, windowSlices);
 }
 
 }  // namespace cuptitrace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/trace.h"
+#include "exporters/slice_windows.h"
 #include "exporters/track_layout.h"
 
 namespace cuptitrace {
@@ -18,13 +19,20 @@ struct PerfettoExportStats {
   uint64_t clamped = 0;  // slices moved or shortened so that no two on one track partially overlap
   uint64_t flows = 0;    // launch -> GPU work arrows written (each has both of its ends)
   uint64_t incomplete = 0;  // records not drawn: no start, or no end, or an end before the start
+  uint64_t windows = 0;  // windows of start times the slices were laid out in, over all traces
 };
 
 // Writes `trace` as a Perfetto protobuf trace: a sequence of TracePackets.
-PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out);
+// Slices are laid out and written a window of start times at a time,
+// holding at most about `windowSlices` at once (slice_windows.h); the file
+// is the same whatever the windows.
+PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out,
+                                       size_t windowSlices = kDefaultWindowSlices);
 // Writes several traces as one timeline, each placed as its input says
 // (cuptitrace merge); on wall-clock time, each by its own clock offset.
+// The traces share `windowSlices` evenly.
 PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs,
-                                       std::ostream& out);
+                                       std::ostream& out,
+                                       size_t windowSlices = kDefaultWindowSlices);
 
 }  // namespace cuptitrace
