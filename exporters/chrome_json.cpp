@@ -66,6 +66,7 @@
 #include "exporters/flow_sources.h"
 #include "exporters/json_text.h"
 #include "exporters/memory_tracks.h"
+#include "exporters/timeline_slices.h"
 #include "exporters/track_layout.h"
 
 namespace cuptitrace {
@@ -181,7 +182,7 @@ struct Track {
   uint32_t context;    // of a Sync or Stream track
   std::string prefix;  // "pid":P,"tid":T as written in each of its events
   TrackLayout layout;  // carried from one window to the next
-  size_t first = 0;    // the window's slices: slices_[first, first + count)
+  size_t first = 0;    // the window's slices: window_[first, first + count)
   size_t count = 0;
 };
 
@@ -203,7 +204,8 @@ class ChromeJsonWriter {
         sources_(api_),
         externalIds_(trace_),
         hostPid_(in.hostPid()),
-        windowSlices_(windowSlices) {
+        windowSlices_(windowSlices),
+        slices_(trace_.store) {
     for (const ContextInfo& c : trace_.contexts) contextDevice_[c.contextId] = c.deviceId;
   }
 
@@ -224,7 +226,7 @@ class ChromeJsonWriter {
     if (place_.merged) base_ = place_.base;
     writeNameEvents();
     for (size_t w = 0; w + 1 < windows_.size(); ++w) writeWindow(windows_[w], windows_[w + 1]);
-    slices_ = std::vector<Slice>();
+    window_ = std::vector<Slice>();
     for (const Track& t : tracks_) clamped_ += t.layout.changed();
     writeNvtxInstantsAndAsync();
     sink_.stats.events += writeJsonMemoryEvents(in_, base_, place_.sortBase, b_, sink_.stats.events == 0, [&] {
@@ -296,57 +298,30 @@ class ChromeJsonWriter {
     return track(TrackKind::Sync, gpuPid(device), syncTrackTid(context), device, context);
   }
 
-  // Calls f(record, index) for each drawn record of `records` that starts
-  // in [from, to) (slice_windows.h: chunks are skipped once windows are planned).
-  template <typename T, typename F>
-  void eachDrawn(const ChunkedVector<T>& records, ChunkStarts& starts, uint64_t from, uint64_t to,
-                 F&& f) {
-    forEachStartIn(records, starts, windowsPlanned_, from, to, drawable, f);
-  }
-
+  // The tracks of the slices (timeline_slices.h). NVTX start/end ranges are
+  // async events of the process here, not slices.
+  struct TrackMap {
+    ChromeJsonWriter& w;
+    uint32_t host(uint32_t tid) { return w.hostThreadTrack(tid); }
+    uint32_t stream(uint32_t device, uint32_t stream, uint32_t context) {
+      return w.streamTrack(device, stream, context);
+    }
+    uint32_t sync(uint32_t context) { return w.syncTrack(context); }
+    uint32_t overhead() { return w.track(TrackKind::Overhead, w.hostPid_, kOverheadTid, 0, 0); }
+    uint32_t nvtxRange(size_t, const NvtxRecord&) { return TimelineSlices::kNoTrack; }
+  };
   // Calls f(track, slice) for every record drawn as an X slice that starts in [from, to).
   template <typename F>
   void forEachSlice(uint64_t from, uint64_t to, F&& f) {
-    auto slice = [](const auto& r, size_t i, SliceSource source, uint16_t tie = 0) {
-      return Slice{r.start, r.end, static_cast<uint32_t>(i), tie, source, 0};
-    };
-    eachDrawn(api_, starts_[0], from, to, [&](const ApiRecord& r, size_t i) {
-      const auto source = isDriver(r) ? SliceSource::ApiDriver : SliceSource::ApiRuntime;
-      f(hostThreadTrack(r.threadId), slice(r, i, source));
-    });
-    eachDrawn(nvtx_, starts_[1], from, to, [&](const NvtxRecord& r, size_t i) {
-      if (r.type == static_cast<uint8_t>(NvtxType::PushPop))
-        f(hostThreadTrack(r.threadId), slice(r, i, SliceSource::Nvtx, r.depth));
-    });
-    eachDrawn(kernels_, starts_[2], from, to, [&](const KernelRecord& r, size_t i) {
-      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Kernel));
-    });
-    eachDrawn(memcpys_, starts_[3], from, to, [&](const MemcpyRecord& r, size_t i) {
-      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memcpy));
-    });
-    eachDrawn(memsets_, starts_[4], from, to, [&](const MemsetRecord& r, size_t i) {
-      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memset));
-    });
-    eachDrawn(graphs_, starts_[5], from, to, [&](const GraphRecord& r, size_t i) {
-      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Graph));
-    });
-    eachDrawn(syncs_, starts_[6], from, to, [&](const SyncRecord& r, size_t i) {
-      f(syncTrack(r.contextId), slice(r, i, SliceSource::Sync));
-    });
-    eachDrawn(overheads_, starts_[7], from, to, [&](const OverheadRecord& r, size_t i) {
-      f(track(TrackKind::Overhead, hostPid_, kOverheadTid, 0, 0), slice(r, i, SliceSource::Overhead));
-    });
+    TrackMap tracks{*this};
+    slices_.forEach(tracks, from, to, f);
   }
 
   // Finds every track and cuts the timeline into windows of start time
   // holding at most windowSlices_ slices each (slice_windows.h).
   void planWindows() {
-    WindowPlanner planner(windowSlices_);
-    forEachSlice(0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.first(s.start); });
-    windowsPlanned_ = true;
-    if (planner.needsSecondPass())
-      forEachSlice(0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.second(s.start); });
-    windows_ = planner.bounds();
+    TrackMap tracks{*this};
+    windows_ = slices_.planWindows(tracks, windowSlices_);
     // Threads that only made marks or start/end ranges still get a named track.
     nvtx_.forEach([&](const NvtxRecord& r) {
       if (r.type == static_cast<uint8_t>(NvtxType::PushPop) || !drawable(r.start, r.end)) return;
@@ -367,19 +342,14 @@ class ChromeJsonWriter {
       total += t.count;
       t.count = 0;
     }
-    // Exactly what the largest window needs: growing by doubling could hold twice that.
-    if (total > slices_.capacity()) {
-      std::vector<Slice>().swap(slices_);
-      slices_.reserve(total);
-    }
-    slices_.resize(total);
+    resizeWindow(window_, total);
     forEachSlice(from, to, [&](uint32_t t, const Slice& s) {
       Track& track = tracks_[t];
-      slices_[track.first + track.count++] = s;
+      window_[track.first + track.count++] = s;
     });
     for (Track& t : tracks_) {
       if (t.count == 0 && !t.layout.pending()) continue;
-      Slice* first = slices_.data() + t.first;
+      Slice* first = window_.data() + t.first;
       t.layout.run(first, first + t.count, to, [&](const Slice& s) { writeSlice(s, t); });
     }
   }
@@ -1000,11 +970,9 @@ class ChromeJsonWriter {
   uint64_t lastTrackKey_ = 0;
   uint32_t lastTrack_ = 0;
   std::unordered_map<uint32_t, uint32_t> contextDevice_;
-  // Starts by chunk of each kind's records, in forEachSlice's order.
-  ChunkStarts starts_[8];
-  bool windowsPlanned_ = false;
+  TimelineSlices slices_;
   std::vector<uint64_t> windows_;  // bounds (slice_windows.h)
-  std::vector<Slice> slices_;      // the window's
+  std::vector<Slice> window_;      // the window's slices
 
   std::vector<std::string> quoted_;
   std::vector<std::string> kernelNames_;

@@ -107,6 +107,7 @@
 #include "exporters/memory_tracks.h"
 #include "exporters/proto_writer.h"
 #include "exporters/slice_windows.h"
+#include "exporters/timeline_slices.h"
 #include "exporters/track_layout.h"
 
 namespace cuptitrace {
@@ -575,7 +576,8 @@ class SourceWriter {
         offset_(static_cast<uint64_t>(trace_.meta.wallClockOffsetNs())),
         hostProcessUuid_(firstUuid),
         firstSequence_(firstSequence),
-        windowSlices_(windowSlices) {
+        windowSlices_(windowSlices),
+        timelineSlices_(trace_.store) {
     for (const ContextInfo& c : trace_.contexts) contextDevice_[c.contextId] = c.deviceId;
     const size_t strings = trace_.strings.size();
     rawNameIid_.assign(strings, 0);
@@ -769,50 +771,22 @@ class SourceWriter {
     }
   }
 
-  // Calls f(record, index) for each drawn record of `records` that starts
-  // in the window (slice_windows.h: chunks are skipped once windows are planned).
-  template <typename T, typename F>
-  void eachDrawn(const ChunkedVector<T>& records, ChunkStarts& starts, uint64_t from, uint64_t to,
-                 F&& f) {
-    forEachStartIn(records, starts, windowsPlanned_, from, to, drawable, f);
-  }
-
-  // Calls f(track, slice) for every record drawn as a slice that starts in
-  // [from, to) (eachDrawn).
+  // The tracks of the slices (timeline_slices.h).
+  struct TrackMap {
+    SourceWriter& w;
+    uint32_t host(uint32_t tid) { return w.hostThreadTrack(tid); }
+    uint32_t stream(uint32_t device, uint32_t stream, uint32_t context) {
+      return w.streamTrack(device, stream, context);
+    }
+    uint32_t sync(uint32_t context) { return w.syncTrack(context); }
+    uint32_t overhead() { return w.track(TrackKind::Overhead, kOverheadTid, 0); }
+    uint32_t nvtxRange(size_t index, const NvtxRecord&) { return w.nvtxTrack_[index]; }
+  };
+  // Calls f(track, slice) for every record drawn as a slice that starts in [from, to).
   template <typename F>
   void forEachSlice(uint64_t from, uint64_t to, F&& f) {
-    auto slice = [](const auto& r, size_t i, SliceSource source, uint16_t tie = 0) {
-      return Slice{r.start, r.end, static_cast<uint32_t>(i), tie, source, 0};
-    };
-    eachDrawn(api_, starts_[0], from, to, [&](const ApiRecord& r, size_t i) {
-      const auto source = isDriver(r) ? SliceSource::ApiDriver : SliceSource::ApiRuntime;
-      f(hostThreadTrack(r.threadId), slice(r, i, source));
-    });
-    eachDrawn(nvtx_, starts_[1], from, to, [&](const NvtxRecord& r, size_t i) {
-      if (r.type == static_cast<uint8_t>(NvtxType::PushPop)) {
-        f(hostThreadTrack(r.threadId), slice(r, i, SliceSource::Nvtx, r.depth));
-      } else if (r.type == static_cast<uint8_t>(NvtxType::StartEnd) && r.end != r.start) {
-        f(nvtxTrack_[i], slice(r, i, SliceSource::Nvtx));
-      }
-    });
-    eachDrawn(kernels_, starts_[2], from, to, [&](const KernelRecord& r, size_t i) {
-      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Kernel));
-    });
-    eachDrawn(memcpys_, starts_[3], from, to, [&](const MemcpyRecord& r, size_t i) {
-      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memcpy));
-    });
-    eachDrawn(memsets_, starts_[4], from, to, [&](const MemsetRecord& r, size_t i) {
-      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Memset));
-    });
-    eachDrawn(graphs_, starts_[5], from, to, [&](const GraphRecord& r, size_t i) {
-      f(streamTrack(r.deviceId, r.streamId, r.contextId), slice(r, i, SliceSource::Graph));
-    });
-    eachDrawn(syncs_, starts_[6], from, to, [&](const SyncRecord& r, size_t i) {
-      f(syncTrack(r.contextId), slice(r, i, SliceSource::Sync));
-    });
-    eachDrawn(overheads_, starts_[7], from, to, [&](const OverheadRecord& r, size_t i) {
-      f(track(TrackKind::Overhead, kOverheadTid, 0), slice(r, i, SliceSource::Overhead));
-    });
+    TrackMap tracks{*this};
+    timelineSlices_.forEach(tracks, from, to, f);
   }
 
   // Calls f(track, instant) for every NVTX mark and empty start/end range.
@@ -843,12 +817,8 @@ class SourceWriter {
   // (streams, then syncs). Their uuids follow that order.
   void findTracks() {
     assignNvtxLanes();
-    WindowPlanner planner(windowSlices_);
-    forEachSlice(0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.first(s.start); });
-    windowsPlanned_ = true;
-    if (planner.needsSecondPass())
-      forEachSlice(0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.second(s.start); });
-    windows_ = planner.bounds();
+    TrackMap tracks{*this};
+    windows_ = timelineSlices_.planWindows(tracks, windowSlices_);
     forEachInstant([&](uint32_t t, const Instant&) { ++tracks_[t].instantCount; });
     // Threads that only made marks or start/end ranges still get a named track.
     nvtx_.forEach([&](const NvtxRecord& r) {
@@ -933,12 +903,7 @@ class SourceWriter {
       total += t.held + t.count;
       t.count = 0;
     }
-    // Exactly what the largest window needs: growing by doubling could hold twice that.
-    if (total > slices_.capacity()) {
-      std::vector<Slice>().swap(slices_);
-      slices_.reserve(total);
-    }
-    slices_.resize(total);
+    resizeWindow(slices_, total);
     forEachSlice(from, to, [&](uint32_t t, const Slice& s) {
       Track& track = tracks_[t];
       slices_[track.first + track.count++] = s;
@@ -1804,8 +1769,7 @@ class SourceWriter {
   size_t window_ = 0;
   std::vector<Slice> slices_;
   std::vector<TrackLayout> layouts_;  // by track
-  ChunkStarts starts_[8];             // by chunk of each kind's records, in forEachSlice's order
-  bool windowsPlanned_ = false;
+  TimelineSlices timelineSlices_;
 
   // Arrows: which ids have GPU slices (gpuDrawn_, and how many more than one
   // in moreGpu_), the GPU slices written before their call (by id), the
