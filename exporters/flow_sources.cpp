@@ -18,7 +18,7 @@ namespace {
 
 bool isDriverCall(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Driver); }
 bool usableSource(const ApiRecord& r) { return r.correlationId != 0 && drawable(r.start, r.end); }
-// LaunchIndex's ranking: runtime over driver, then earliest, then longest.
+// The ranking of calls sharing an id: runtime over driver, then earliest, then longest.
 bool outranks(const ApiRecord& a, const ApiRecord& b) {
   if (isDriverCall(a) != isDriverCall(b)) return !isDriverCall(a);
   if (a.start != b.start) return a.start < b.start;
@@ -26,6 +26,32 @@ bool outranks(const ApiRecord& a, const ApiRecord& b) {
 }
 
 }  // namespace
+
+LaunchIndex::LaunchIndex(const ChunkedVector<ApiRecord>& api) {
+  uint32_t lo = UINT32_MAX, hi = 0;
+  size_t n = 0;
+  api.forEach([&](const ApiRecord& r) {
+    if (!usableSource(r)) return;
+    lo = std::min(lo, r.correlationId);
+    hi = std::max(hi, r.correlationId);
+    ++n;
+  });
+  if (n == 0) return;
+  // CUPTI hands correlation ids out in sequence, so a table indexed by id
+  // is usually small and much faster than hashing; a hash map otherwise.
+  if (hi - lo <= 4 * n + 4096) {
+    dense_ = true;
+    base_ = lo;
+    table_.assign(size_t{hi - lo} + 1, kNone);
+  }
+  for (size_t i = 0; i < api.size(); ++i) {
+    const ApiRecord& r = api[i];
+    if (!usableSource(r)) continue;
+    uint32_t& slot = dense_ ? table_[r.correlationId - base_]
+                            : map_.try_emplace(r.correlationId, kNone).first->second;
+    if (slot == kNone || outranks(r, api[slot])) slot = static_cast<uint32_t>(i);
+  }
+}
 
 FlowSources::FlowSources(const ChunkedVector<ApiRecord>& api) {
   uint32_t lo = UINT32_MAX, hi = 0;

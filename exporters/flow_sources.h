@@ -48,11 +48,39 @@ class IdSet {
   std::unordered_set<uint32_t> sparse_;
 };
 
-// The call each correlation id's arrow starts from, as LaunchIndex
-// (track_layout.h) picks it: the runtime call over the driver call it made;
+// The call each correlation id's arrow starts from, as LaunchIndex picks it: the runtime call over the driver call it made;
 // among calls of one domain, the earliest and longest; calls not drawn and
 // id 0 never. Holds two bits per id (IdSet), plus an entry for each id that
 // two calls of one domain share, where LaunchIndex holds an index per id.
+// The API record each correlation id's arrow starts from. When a runtime
+// call and the driver call it made share the id, the runtime call (the outer
+// one) is the source; among calls of one domain, the earliest and longest.
+// Calls that are not drawn and correlation id 0 (device-side launches,
+// unknown calls) are never sources. An index per id: for what needs the
+// call itself (split output); the timeline exporters use FlowSources.
+class LaunchIndex {
+ public:
+  static constexpr uint32_t kNone = 0xffffffffu;
+
+  explicit LaunchIndex(const ChunkedVector<ApiRecord>& api);
+
+  // Index of the API record that launched `correlationId`, or kNone.
+  uint32_t find(uint32_t correlationId) const {
+    if (dense_) {
+      const uint64_t at = uint64_t{correlationId} - base_;
+      return correlationId >= base_ && at < table_.size() ? table_[at] : kNone;
+    }
+    const auto it = map_.find(correlationId);
+    return it == map_.end() ? kNone : it->second;
+  }
+
+ private:
+  bool dense_ = false;
+  uint32_t base_ = 0;
+  std::vector<uint32_t> table_;
+  std::unordered_map<uint32_t, uint32_t> map_;
+};
+
 class FlowSources {
  public:
   explicit FlowSources(const ChunkedVector<ApiRecord>& api);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/config.h"
+#include "exporters/flow_sources.h"
 #include "exporters/track_layout.h"
 
 namespace cuptitrace {

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <queue>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -209,33 +208,5 @@ std::string streamTrackName(const Trace& trace, uint32_t stream, uint32_t contex
 // "Synchronization (context 1)", or with the context's NVTX name "Synchronization (trainer)".
 std::string syncTrackName(const Trace& trace, uint32_t context);
 inline constexpr const char* kOverheadTrackName = "CUPTI overhead";
-
-// The API record each correlation id's arrow starts from. When a runtime
-// call and the driver call it made share the id, the runtime call (the outer
-// one) is the source; among calls of one domain, the earliest and longest.
-// Calls that are not drawn and correlation id 0 (device-side launches,
-// unknown calls) are never sources.
-class LaunchIndex {
- public:
-  static constexpr uint32_t kNone = 0xffffffffu;
-
-  explicit LaunchIndex(const ChunkedVector<ApiRecord>& api);
-
-  // Index of the API record that launched `correlationId`, or kNone.
-  uint32_t find(uint32_t correlationId) const {
-    if (dense_) {
-      const uint64_t at = uint64_t{correlationId} - base_;
-      return correlationId >= base_ && at < table_.size() ? table_[at] : kNone;
-    }
-    const auto it = map_.find(correlationId);
-    return it == map_.end() ? kNone : it->second;
-  }
-
- private:
-  bool dense_ = false;
-  uint32_t base_ = 0;
-  std::vector<uint32_t> table_;
-  std::unordered_map<uint32_t, uint32_t> map_;
-};
 
 }  // namespace cuptitrace
