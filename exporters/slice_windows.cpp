@@ -27,8 +27,12 @@ std::vector<uint64_t> WindowPlanner::bounds() const {
     uint64_t held = 0;
     for (size_t b = 0; b < kBuckets; ++b) {
       const uint64_t n = histogram_[b];
-      if (n != 0 && held != 0 && held + n > max_) {
-        out.push_back(bucketStart(b));  // above the last bound: bucket b and one before it hold starts
+      // Bucket b and one before it hold starts, so its first start is above
+      // the last bound; it is never UINT64_MAX, which only the end may be
+      // (a window ending there holds the starts equal to it).
+      const uint64_t first = n != 0 && held != 0 && held + n > max_ ? bucketStart(b) : 0;
+      if (first > out.back() && first != UINT64_MAX) {
+        out.push_back(first);
         held = 0;
       }
       held += n;

@@ -126,6 +126,25 @@ TEST_CASE("window bounds hold at most the asked number of starts", "[windows]") 
   CHECK(overfull <= 1);
 }
 
+TEST_CASE("no window but the last ends at the end of time", "[windows]") {
+  // Starts packed at the top of the range: the histogram's buckets start at
+  // UINT64_MAX, which must not become an inner bound (the last window,
+  // ending there, also holds the starts equal to it: they would be read twice).
+  const std::vector<uint64_t> starts{UINT64_MAX - 1, UINT64_MAX, UINT64_MAX};
+  WindowPlanner planner(1);
+  for (const uint64_t s : starts) planner.first(s);
+  for (const uint64_t s : starts) planner.second(s);
+  const std::vector<uint64_t> bounds = planner.bounds();
+  REQUIRE(bounds.back() == UINT64_MAX);
+  for (size_t w = 0; w + 1 < bounds.size(); ++w) CHECK(bounds[w] < bounds[w + 1]);
+  size_t seen = 0;
+  for (size_t w = 0; w + 1 < bounds.size(); ++w)
+    for (const uint64_t s : starts)
+      if (s >= bounds[w] && (s < bounds[w + 1] || w + 2 == bounds.size())) ++seen;
+  CHECK(seen == starts.size());
+  CHECK(bounds.size() == 2);  // UINT64_MAX cannot start a window: one holds them all
+}
+
 TEST_CASE("few starts make one window", "[windows]") {
   WindowPlanner planner(100);
   for (uint64_t s = 1; s <= 100; ++s) planner.first(s * 1000);
