@@ -148,7 +148,8 @@ std::vector<CategoryTimes> splitByCategory(const std::array<std::vector<Interval
     now = t;
     if (points[q] == t) before[q++] = held;
     for (size_t c = 0; c < kCategories; ++c) {
-      while (boundary(c) == t) {
+      // An interval may end at UINT64_MAX, where the exhausted ones "are": stop there.
+      while (next[c] < busy[c].size() && boundary(c) == t) {
         if (inside[c]) ++next[c];
         inside[c] = !inside[c];
       }

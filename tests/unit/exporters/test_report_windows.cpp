@@ -86,6 +86,26 @@ std::string allReportsCsv(const Trace& t, const ReportOptions& options) {
 
 }  // namespace
 
+TEST_CASE("work that ends at the end of time is measured, not swept forever", "[report][windows]") {
+  Trace t;
+  cuptitrace::testing::initTrace(t);
+  KernelRecord k{};
+  k.start = kBase;
+  k.end = UINT64_MAX;
+  k.name = t.strings.intern("k");
+  t.store.add(k);
+  cuptitrace::testing::addApi(t, kBase + 10, kBase + 20, 1);
+  const std::vector<ReportTable> tables = buildAllReports(t, ReportOptions{});
+  const ReportTable* breakdown = nullptr;
+  for (const ReportTable& table : tables)
+    if (table.name == "breakdown") breakdown = &table;
+  REQUIRE(breakdown != nullptr);
+  REQUIRE(breakdown->rows.size() == 1);
+  CHECK(breakdown->rows[0][1].i == UINT64_MAX - kBase);  // the whole run
+  CHECK(breakdown->rows[0][3].d == Approx(100.0));       // all of it kernel time
+  CHECK(breakdown->rows[0][8].i == 0);                    // the call hides under the kernel
+}
+
 TEST_CASE("a union fed in start order measures as merging does", "[report][windows]") {
   std::mt19937_64 rng(2);
   for (int round = 0; round < 50; ++round) {
