@@ -844,7 +844,10 @@ class SourceWriter {
       sorted.push_back(tracks_[order[i]]);
     }
     tracks_ = std::move(sorted);
-    for (uint32_t& t : nvtxTrack_) t = newIndex[t];
+    // Only the records of drawn start/end ranges have a track (the rest stay 0,
+    // which is not one when nothing is drawn).
+    for (uint32_t& t : nvtxTrack_)
+      if (t < newIndex.size()) t = newIndex[t];
     for (auto& [key, index] : trackIndex_) index = newIndex[index];
     for (TrackCacheEntry& e : trackCache_)
       if (e.valid) e.index = newIndex[e.index];

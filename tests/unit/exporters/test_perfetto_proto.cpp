@@ -689,6 +689,21 @@ TEST_CASE("pftrace: an empty trace is a valid trace", "[pftrace]") {
   CHECK(d.processTrack(0) != nullptr);
 }
 
+TEST_CASE("pftrace: a trace of NVTX records that cannot be drawn is a valid trace", "[pftrace]") {
+  Trace t;
+  NvtxRecord n{};
+  n.type = static_cast<uint8_t>(NvtxType::StartEnd);
+  n.start = 0;  // never started: not drawn, and no track made
+  n.end = 100;
+  n.message = t.strings.intern("lost");
+  t.store.add(n);
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  CHECK(d.slices.empty());
+  CHECK(d.stats.incomplete == 1);
+}
+
 // The same timeline as the Chrome JSON exporter: every X slice there is a
 // slice here on the track of the same name in the same process, with the
 // same name, times and arguments; marks and async ranges likewise.
