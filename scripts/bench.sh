@@ -23,8 +23,12 @@
 # The exit rows measure the delay from the loop's return from main to the end
 # of the process (EXIT_N launches: the trace is written in that time), per
 # million records of the trace.
+# ROWS="untraced floor_default cuptitrace_default torch" runs only the rows
+# named (a word that names no row names those it begins: torch is the three
+# PyTorch rows), so that more rounds of the rows that matter fit in the same
+# time; EXIT_N=0 leaves out the exit rows.
 #   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000, TORCH_N=40000,
-#                                   THREADS=32, EXIT_N=1000000
+#                                   THREADS=32, EXIT_N=1000000, ROWS= (all)
 set -u
 BUILD=${1:-${BUILD:-build-gpu}}
 RUNS=${RUNS:-5}
@@ -75,6 +79,21 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
 else
   echo "bench: no PyTorch with CUDA here; the PyTorch rows are left out" >&2
 fi
+ROWS=${ROWS:-}
+if [ -n "$ROWS" ]; then
+  kept=()
+  for name in "${order[@]}"; do
+    for want in $ROWS; do
+      # a row's own name, or a word that names no row but starts rows' names
+      if [ "$name" = "$want" ] || { [ -z "${envs[$want]+set}" ] && [[ $name == "${want}_"* ]]; }; then
+        kept+=("$name"); break
+      fi
+    done
+  done
+  [ ${#kept[@]} -gt 0 ] || { echo "bench: ROWS=\"$ROWS\" names no row of: ${order[*]}" >&2; exit 2; }
+  order=("${kept[@]}")
+fi
+has_row() { local n; for n in "${order[@]}"; do [ "$n" = "$1" ] && return 0; done; return 1; }
 declare -A per_launch wall
 for run in $(seq "$RUNS"); do
   for name in "${order[@]}"; do
@@ -99,21 +118,25 @@ paired() {
 }
 printf '\n%-24s %16s %14s %12s %10s %14s\n' run "us/launch (med)" "wall ms (med)" "vs untraced" "vs floor" "paired floor"
 for name in "${order[@]}"; do
-  case $name in torch_*) base=$(median <<<"${per_launch[torch_untraced]}") ;;
-                *_threads) base=$(median <<<"${per_launch[untraced_threads]}") ;;
-                *) base=$(median <<<"${per_launch[untraced]}") ;; esac
+  case $name in torch_*) base_name=torch_untraced ;;
+                *_threads) base_name=untraced_threads ;;
+                *) base_name=untraced ;; esac
   m=$(median <<<"${per_launch[$name]}")
   w=$(median <<<"${wall[$name]}")
-  vs_untraced=$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.3f", a / b}')
+  vs_untraced="-"
+  has_row "$base_name" && vs_untraced=$(awk -v a="$m" -v b="$(median <<<"${per_launch[$base_name]}")" 'BEGIN {printf "%.3f", a / b}')
   vs_floor="-"
   vs_floor_paired="-"
   floor_name=${name/cuptitrace_/floor_}
   [ "$name" = cuptitrace_osrt ] && floor_name=floor_default  # the floor has no osrt to record
+  has_row "$floor_name" || floor_name=  # left out by ROWS
   case $name in *cuptitrace_window) ;;  # no floor run takes windows
     *cuptitrace_*)
-    f=$(median <<<"${per_launch[$floor_name]}")
-    vs_floor=$(awk -v a="$m" -v b="$f" 'BEGIN {printf "%.3f", a / b}')
-    vs_floor_paired=$(paired "$name" "$floor_name" | median | awk '{printf "%.3f", $1}') ;;
+    if [ -n "$floor_name" ]; then
+      f=$(median <<<"${per_launch[$floor_name]}")
+      vs_floor=$(awk -v a="$m" -v b="$f" 'BEGIN {printf "%.3f", a / b}')
+      vs_floor_paired=$(paired "$name" "$floor_name" | median | awk '{printf "%.3f", $1}')
+    fi ;;
   esac
   printf '%-24s %16s %14s %12s %10s %14s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor" "$vs_floor_paired"
 done
@@ -123,8 +146,10 @@ done
 # writing JSON or Perfetto protobuf; untraced for what CUDA's own exit takes.
 # Records are the trace's kernels and runtime calls, counted in the JSON.
 EXIT_N=${EXIT_N:-1000000}
+[ "$EXIT_N" -gt 0 ] 2>/dev/null || EXIT_N=0
 declare -A delay
 exit_rows=(exit_untraced exit_json exit_pftrace)
+[ "$EXIT_N" -gt 0 ] || exit_rows=()
 for run in $(seq "$RUNS"); do
   for name in "${exit_rows[@]}"; do
     rm -f "$out/$name".json "$out/$name".pftrace
@@ -140,18 +165,20 @@ for run in $(seq "$RUNS"); do
     delay[$name]+="$(((t1 - at) / 1000000)) "
   done
 done
-records=$(( $(grep -c '"cat":"kernel"' "$out/exit_json.json") + $(grep -c '"cat":"cuda_runtime"' "$out/exit_json.json") ))
-printf '\n%-20s %16s %12s %16s\n' "exit ($EXIT_N launches)" "delay ms (med)" records "s per M records"
-for name in "${exit_rows[@]}"; do
-  d=$(median <<<"${delay[$name]}")
-  n=$records; [ "$name" = exit_untraced ] && n=0
-  per=$(awk -v d="$d" -v n="$n" 'BEGIN {if (n > 0) printf "%.3f", d / 1000 / (n / 1e6); else print "-"}')
-  printf '%-20s %16s %12s %16s\n' "$name" "$d" "$n" "$per"
-done
-echo "exit delay samples (ms):"
-for name in "${exit_rows[@]}"; do echo "  $name: ${delay[$name]}"; done
+if [ "$EXIT_N" -gt 0 ]; then
+  records=$(( $(grep -c '"cat":"kernel"' "$out/exit_json.json") + $(grep -c '"cat":"cuda_runtime"' "$out/exit_json.json") ))
+  printf '\n%-20s %16s %12s %16s\n' "exit ($EXIT_N launches)" "delay ms (med)" records "s per M records"
+  for name in "${exit_rows[@]}"; do
+    d=$(median <<<"${delay[$name]}")
+    n=$records; [ "$name" = exit_untraced ] && n=0
+    per=$(awk -v d="$d" -v n="$n" 'BEGIN {if (n > 0) printf "%.3f", d / 1000 / (n / 1e6); else print "-"}')
+    printf '%-20s %16s %12s %16s\n' "$name" "$d" "$n" "$per"
+  done
+  echo "exit delay samples (ms):"
+  for name in "${exit_rows[@]}"; do echo "  $name: ${delay[$name]}"; done
+fi
 
 echo
 echo "per-launch samples (us):"
 for name in "${order[@]}"; do echo "  $name: ${per_launch[$name]}"; done
-grep -h "floor:" "$out"/floor_*.err | tail -3
+grep -h "floor:" "$out"/floor_*.err 2>/dev/null | tail -3
