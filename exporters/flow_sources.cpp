@@ -25,17 +25,27 @@ bool outranks(const ApiRecord& a, const ApiRecord& b) {
   return a.end > b.end;
 }
 
+// The range of correlation ids of the calls that can start an arrow, and how many calls.
+struct SourceIds {
+  uint32_t lo = UINT32_MAX, hi = 0;
+  size_t calls = 0;
+};
+
+SourceIds sourceIds(const ChunkedVector<ApiRecord>& api) {
+  SourceIds ids;
+  api.forEach([&](const ApiRecord& r) {
+    if (!usableSource(r)) return;
+    ids.lo = std::min(ids.lo, r.correlationId);
+    ids.hi = std::max(ids.hi, r.correlationId);
+    ++ids.calls;
+  });
+  return ids;
+}
+
 }  // namespace
 
 LaunchIndex::LaunchIndex(const ChunkedVector<ApiRecord>& api) {
-  uint32_t lo = UINT32_MAX, hi = 0;
-  size_t n = 0;
-  api.forEach([&](const ApiRecord& r) {
-    if (!usableSource(r)) return;
-    lo = std::min(lo, r.correlationId);
-    hi = std::max(hi, r.correlationId);
-    ++n;
-  });
+  const auto [lo, hi, n] = sourceIds(api);
   if (n == 0) return;
   // CUPTI hands correlation ids out in sequence, so a table indexed by id
   // is usually small and much faster than hashing; a hash map otherwise.
@@ -54,18 +64,13 @@ LaunchIndex::LaunchIndex(const ChunkedVector<ApiRecord>& api) {
 }
 
 FlowSources::FlowSources(const ChunkedVector<ApiRecord>& api) {
-  uint32_t lo = UINT32_MAX, hi = 0;
-  api.forEach([&](const ApiRecord& r) {
-    if (!usableSource(r)) return;
-    lo = std::min(lo, r.correlationId);
-    hi = std::max(hi, r.correlationId);
-    ++calls_;
-  });
+  const SourceIds ids = sourceIds(api);
+  calls_ = ids.calls;
   if (calls_ == 0) return;
-  lo_ = lo;
-  hi_ = hi;
-  runtime_ = IdSet(lo, hi, calls_);
-  driver_ = IdSet(lo, hi, calls_);
+  lo_ = ids.lo;
+  hi_ = ids.hi;
+  runtime_ = IdSet(lo_, hi_, calls_);
+  driver_ = IdSet(lo_, hi_, calls_);
   api.forEach([&](const ApiRecord& r) {
     if (!usableSource(r)) return;
     IdSet& domain = isDriverCall(r) ? driver_ : runtime_;
