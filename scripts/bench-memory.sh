@@ -7,7 +7,9 @@
 # memory (the kernel's ru_maxrss of the child), its growth over the untraced
 # run against the cap + 64 MiB, the wall time, and from the trace: the
 # kernels written and the records dropped (the exit line), kernel events in
-# the JSON. Past the cap the store spills to a journal next to the output
+# the JSON, and the exit delay: from the loop's return from main to the end
+# of the process, per million records of the trace (kernels and API calls,
+# from the exit line). Past the cap the store spills to a journal next to the output
 # (OUT); the exporters and reports then read it a window of time at a time.
 #   scripts/bench-memory.sh [BUILD]   BUILD defaults to build-gpu; N=20000000,
 #                                     FORMATS="json pftrace", CAP (MiB) =512
@@ -29,8 +31,8 @@ if [ ! -e /dev/nvidia0 ] || ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 
 # measure NAME CMD...: runs CMD (its stdout and stderr to OUT/NAME.out and
-# .err) and prints "peak_kib wall_s exit": the child's peak resident memory
-# (ru_maxrss) and wall time.
+# .err) and prints "peak_kib wall_s exit end_ns": the child's peak resident
+# memory (ru_maxrss), wall time, exit status and when it ended (wall clock).
 measure() {
   local name=$1
   shift
@@ -40,19 +42,27 @@ base = sys.argv[1]
 t = time.monotonic()
 with open(base + ".out", "w") as o, open(base + ".err", "w") as e:
     rc = subprocess.call(sys.argv[2:], stdout=o, stderr=e)
+end = time.time_ns()
 wall = time.monotonic() - t
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, f"{wall:.1f}", rc)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, f"{wall:.1f}", rc, end)
 PY
 }
+# exit_delay NAME END_NS: seconds from the loop's "exit at" line to END_NS.
+exit_delay() {
+  local at
+  at=$(sed -n 's/.*exit at \([0-9]*\) ns/\1/p' "$out/$1.out")
+  [ -n "$at" ] && awk -v e="$2" -v a="$at" 'BEGIN { printf "%.1f", (e - a) / 1e9 }'
+}
 
-read -r base_kib base_wall base_rc < <(measure untraced "$loop" "$N")
-printf "%-10s %12s %14s %10s %8s  %s\n" run "peak MiB" "growth MiB" "limit MiB" "wall s" "trace"
-printf "%-10s %12.1f %14s %10s %8s  exit %s\n" untraced "$(awk -v k="$base_kib" 'BEGIN { print k / 1024 }')" - - "$base_wall" "$base_rc"
+read -r base_kib base_wall base_rc base_end < <(measure untraced "$loop" "$N")
+printf "%-10s %12s %14s %10s %8s %8s  %s\n" run "peak MiB" "growth MiB" "limit MiB" "wall s" "exit s" "trace"
+printf "%-10s %12.1f %14s %10s %8s %8s  exit %s\n" untraced "$(awk -v k="$base_kib" 'BEGIN { print k / 1024 }')" - - \
+  "$base_wall" "$(exit_delay untraced "$base_end")" "$base_rc"
 failures=0
 for format in $FORMATS; do
   prefix=$out/traced_$format
   rm -f "$prefix".*
-  read -r kib wall rc < <(measure "traced_$format" env CUDA_INJECTION64_PATH="$lib" \
+  read -r kib wall rc end < <(measure "traced_$format" env CUDA_INJECTION64_PATH="$lib" \
     CUPTITRACE_FORMAT="$format" CUPTITRACE_OUTPUT="$prefix" CUPTITRACE_MAX_MEMORY="${CAP}M" \
     "$loop" "$N")
   growth=$(awk -v k="$kib" -v b="$base_kib" 'BEGIN { print (k - b) / 1024 }')
@@ -60,7 +70,12 @@ for format in $FORMATS; do
   exitline=$(grep -o "cuptitrace: wrote.*" "$out/traced_$format.err" | tail -1)
   kernels=$(echo "$exitline" | grep -o "kernel [0-9]*" | head -1 | cut -d' ' -f2)
   dropped=$(echo "$exitline" | grep -o "dropped [0-9]*" | head -1 | cut -d' ' -f2)
-  detail="exit $rc, kernels ${kernels:-?}, dropped ${dropped:-?}"
+  api=$(echo "$exitline" | grep -o "api [0-9]*" | head -1 | cut -d' ' -f2)
+  delay=$(exit_delay "traced_$format" "$end")
+  detail="exit $rc, kernels ${kernels:-?}, api ${api:-?}, dropped ${dropped:-?}"
+  if [ -n "$delay" ] && [ -n "$kernels" ] && [ -n "$api" ]; then
+    detail="$detail, exit delay $(awk -v d="$delay" -v n=$((kernels + api)) 'BEGIN { printf "%.3f", d / (n / 1e6) }') s per M records"
+  fi
   if [ "$format" = json ] && [ -f "$prefix.json" ]; then
     # One event per line: kernel slices counted without parsing gigabytes.
     detail="$detail, kernel events in the JSON $(grep -c '"cat":"kernel"' "$prefix.json")"
@@ -73,8 +88,8 @@ for format in $FORMATS; do
     verdict=OVER
     failures=$((failures + 1))
   fi
-  printf "%-10s %12.1f %14.1f %10d %8s  %s [%s]\n" "$format" "$(awk -v k="$kib" 'BEGIN { print k / 1024 }')" "$growth" \
-    "$limit" "$wall" "$detail" "$verdict"
+  printf "%-10s %12.1f %14.1f %10d %8s %8s  %s [%s]\n" "$format" "$(awk -v k="$kib" 'BEGIN { print k / 1024 }')" "$growth" \
+    "$limit" "$wall" "${delay:--}" "$detail" "$verdict"
   rm -f "$prefix".json "$prefix".pftrace  # gigabytes
 done
 [ "$failures" -eq 0 ]
