@@ -193,15 +193,8 @@ class ChromeJsonWriter {
         trace_(*in.trace),
         sink_(sink),
         b_(sink.b),
-        api_(trace_.store.records<ApiRecord>()),
-        nvtx_(trace_.store.records<NvtxRecord>()),
-        kernels_(trace_.store.records<KernelRecord>()),
-        memcpys_(trace_.store.records<MemcpyRecord>()),
-        memsets_(trace_.store.records<MemsetRecord>()),
-        syncs_(trace_.store.records<SyncRecord>()),
-        overheads_(trace_.store.records<OverheadRecord>()),
-        graphs_(trace_.store.records<GraphRecord>()),
-        sources_(api_),
+        rec_(trace_.store),
+        sources_(rec_.api),
         externalIds_(trace_),
         hostPid_(in.hostPid()),
         windowSlices_(windowSlices),
@@ -254,14 +247,11 @@ class ChromeJsonWriter {
     auto mark = [&](const auto& r) {
       if (drawable(r.start, r.end)) gpuDrawn_.insert(r.correlationId);
     };
-    kernels_.forEach(mark);
-    memcpys_.forEach(mark);
-    memsets_.forEach(mark);
-    graphs_.forEach(mark);
-    api_.forEach([&](const ApiRecord& r) {
+    rec_.forEachGpuWork(mark);
+    rec_.api.forEach([&](const ApiRecord& r) {
       maxCorrelation_ = std::max<uint64_t>(maxCorrelation_, r.correlationId);
     });
-    nvtx_.forEach([&](const NvtxRecord& r) {
+    rec_.nvtx.forEach([&](const NvtxRecord& r) {
       if (r.type == static_cast<uint8_t>(NvtxType::StartEnd) && drawable(r.start, r.end))
         ++asyncCount_;
     });
@@ -323,7 +313,7 @@ class ChromeJsonWriter {
     TrackMap tracks{*this};
     windows_ = slices_.planWindows(tracks, windowSlices_);
     // Threads that only made marks or start/end ranges still get a named track.
-    nvtx_.forEach([&](const NvtxRecord& r) {
+    rec_.nvtx.forEach([&](const NvtxRecord& r) {
       if (r.type == static_cast<uint8_t>(NvtxType::PushPop) || !drawable(r.start, r.end)) return;
       hostThreadTrack(r.threadId);
       if (r.type == static_cast<uint8_t>(NvtxType::StartEnd) && r.endThreadId != 0)
@@ -474,7 +464,7 @@ class ChromeJsonWriter {
 
   // A whole graph launch (CUPTITRACE_GRAPHS=graph), with the arrow from its cudaGraphLaunch.
   void writeGraph(const Slice& s, const Track& t) {
-    const GraphRecord& g = graphs_[s.index];
+    const GraphRecord& g = rec_.graphs[s.index];
     beginSlice("graph");
     b_.lit("\"Graph ");
     b_.uint(g.graphId);
@@ -493,7 +483,7 @@ class ChromeJsonWriter {
   }
 
   void writeApi(const Slice& s, const Track& t) {
-    const ApiRecord& r = api_[s.index];
+    const ApiRecord& r = rec_.api[s.index];
     if (isOsrt(r)) return writeOsrt(r, s, t);
     beginSlice(isDriver(r) ? "cuda_driver" : "cuda_runtime", quoted(r.name), t, s);
     if (sources_.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId)) {
@@ -523,7 +513,7 @@ class ChromeJsonWriter {
   }
 
   void writeKernel(const Slice& s, const Track& t) {
-    const KernelRecord& k = kernels_[s.index];
+    const KernelRecord& k = rec_.kernels[s.index];
     beginSlice("kernel", quotedKernelName(k.name), t, s);
     flowIn(k.correlationId);
     b_.lit(",\"args\":");
@@ -545,7 +535,7 @@ class ChromeJsonWriter {
   }
 
   void writeMemcpy(const Slice& s, const Track& t) {
-    const MemcpyRecord& m = memcpys_[s.index];
+    const MemcpyRecord& m = rec_.memcpys[s.index];
     const auto copyKind = static_cast<CopyKind>(m.copyKind);
     const char* kind = copyKindName(copyKind);
     const char* src = memoryKindName(static_cast<MemoryKind>(m.srcKind));
@@ -585,7 +575,7 @@ class ChromeJsonWriter {
   }
 
   void writeMemset(const Slice& s, const Track& t) {
-    const MemsetRecord& m = memsets_[s.index];
+    const MemsetRecord& m = rec_.memsets[s.index];
     const char* kind = memoryKindName(static_cast<MemoryKind>(m.memoryKind));
     beginSlice("memset");
     b_.lit("\"Memset (");
@@ -608,7 +598,7 @@ class ChromeJsonWriter {
   }
 
   void writeSync(const Slice& s, const Track& t) {
-    const SyncRecord& r = syncs_[s.index];
+    const SyncRecord& r = rec_.syncs[s.index];
     beginSlice("sync");
     b_.put('"');
     b_.put(syncTypeName(static_cast<SyncType>(r.type)));
@@ -625,7 +615,7 @@ class ChromeJsonWriter {
   }
 
   void writeOverhead(const Slice& s, const Track& t) {
-    const OverheadRecord& r = overheads_[s.index];
+    const OverheadRecord& r = rec_.overheads[s.index];
     beginSlice("overhead", quoted(r.name), t, s);
     b_.lit(",\"args\":");
     JsonObject args(b_);
@@ -683,7 +673,7 @@ class ChromeJsonWriter {
   }
 
   void writeNvtxRange(const Slice& s, const Track& t) {
-    const NvtxRecord& r = nvtx_[s.index];
+    const NvtxRecord& r = rec_.nvtx[s.index];
     beginSlice("nvtx", quoted(r.message), t, s);
     b_.lit(",\"args\":");
     JsonObject args(b_);
@@ -709,7 +699,7 @@ class ChromeJsonWriter {
       b_.uint(hostTid(tid));
       time(",\"ts\":", ns);
     };
-    nvtx_.forEach([&](const NvtxRecord& r) {
+    rec_.nvtx.forEach([&](const NvtxRecord& r) {
       if (!drawable(r.start, r.end)) return;
       const auto type = static_cast<NvtxType>(r.type);
       if (type == NvtxType::Mark) {
@@ -943,14 +933,7 @@ class ChromeJsonWriter {
   JsonSink& sink_;
   JsonText& b_;  // sink_.b
   JsonPlacement place_;
-  const ChunkedVector<ApiRecord>& api_;
-  const ChunkedVector<NvtxRecord>& nvtx_;
-  const ChunkedVector<KernelRecord>& kernels_;
-  const ChunkedVector<MemcpyRecord>& memcpys_;
-  const ChunkedVector<MemsetRecord>& memsets_;
-  const ChunkedVector<SyncRecord>& syncs_;
-  const ChunkedVector<OverheadRecord>& overheads_;
-  const ChunkedVector<GraphRecord>& graphs_;
+  const TimelineRecords rec_;
   const FlowSources sources_;
   const ExternalIdIndex externalIds_;
   const uint32_t hostPid_;

@@ -562,15 +562,8 @@ class SourceWriter {
         o_(out),
         b_(out.b),
         flowIds_(flowIds),
-        api_(trace_.store.records<ApiRecord>()),
-        nvtx_(trace_.store.records<NvtxRecord>()),
-        kernels_(trace_.store.records<KernelRecord>()),
-        memcpys_(trace_.store.records<MemcpyRecord>()),
-        memsets_(trace_.store.records<MemsetRecord>()),
-        syncs_(trace_.store.records<SyncRecord>()),
-        overheads_(trace_.store.records<OverheadRecord>()),
-        graphs_(trace_.store.records<GraphRecord>()),
-        sources_(api_),
+        rec_(trace_.store),
+        sources_(rec_.api),
         externalIds_(trace_),
         hostPid_(input.hostPid()),
         offset_(static_cast<uint64_t>(trace_.meta.wallClockOffsetNs())),
@@ -735,16 +728,16 @@ class SourceWriter {
   // if free by the range's start). Lanes of one name are same-named sibling
   // tracks, which Perfetto shows as one track.
   void assignNvtxLanes() {
-    nvtxTrack_.assign(nvtx_.size(), 0);
+    nvtxTrack_.assign(rec_.nvtx.size(), 0);
     std::vector<uint32_t> ranges;
-    for (size_t i = 0; i < nvtx_.size(); ++i) {
-      const NvtxRecord& r = nvtx_[i];
+    for (size_t i = 0; i < rec_.nvtx.size(); ++i) {
+      const NvtxRecord& r = rec_.nvtx[i];
       if (r.type == static_cast<uint8_t>(NvtxType::StartEnd) && drawable(r.start, r.end))
         ranges.push_back(static_cast<uint32_t>(i));
     }
     std::sort(ranges.begin(), ranges.end(), [&](uint32_t a, uint32_t b) {
-      const NvtxRecord& x = nvtx_[a];
-      const NvtxRecord& y = nvtx_[b];
+      const NvtxRecord& x = rec_.nvtx[a];
+      const NvtxRecord& y = rec_.nvtx[b];
       return std::tie(x.message, x.start, y.end, a) < std::tie(y.message, y.start, x.end, b);
     });
     // (end, lane) of each lane of the current name, the earliest end on top.
@@ -753,7 +746,7 @@ class SourceWriter {
     StringId name = kNoString;
     uint32_t laneCount = 0;
     for (size_t k = 0; k < ranges.size(); ++k) {
-      const NvtxRecord& r = nvtx_[ranges[k]];
+      const NvtxRecord& r = rec_.nvtx[ranges[k]];
       if (k == 0 || r.message != name) {
         name = r.message;
         lanes = decltype(lanes)();
@@ -792,8 +785,8 @@ class SourceWriter {
   // Calls f(track, instant) for every NVTX mark and empty start/end range.
   template <typename F>
   void forEachInstant(F&& f) {
-    for (size_t i = 0; i < nvtx_.size(); ++i) {
-      const NvtxRecord& r = nvtx_[i];
+    for (size_t i = 0; i < rec_.nvtx.size(); ++i) {
+      const NvtxRecord& r = rec_.nvtx[i];
       if (!drawable(r.start, r.end)) continue;
       const Instant instant{r.start, static_cast<uint32_t>(i)};
       if (r.type == static_cast<uint8_t>(NvtxType::Mark)) {
@@ -821,7 +814,7 @@ class SourceWriter {
     windows_ = timelineSlices_.planWindows(tracks, windowSlices_);
     forEachInstant([&](uint32_t t, const Instant&) { ++tracks_[t].instantCount; });
     // Threads that only made marks or start/end ranges still get a named track.
-    nvtx_.forEach([&](const NvtxRecord& r) {
+    rec_.nvtx.forEach([&](const NvtxRecord& r) {
       if (r.type == static_cast<uint8_t>(NvtxType::PushPop) || !drawable(r.start, r.end)) return;
       hostThreadTrack(r.threadId);
       if (r.type == static_cast<uint8_t>(NvtxType::StartEnd) && r.endThreadId != 0)
@@ -931,13 +924,13 @@ class SourceWriter {
   uint32_t arrowCorrelation(const Slice& s) const {
     switch (s.source) {
       case SliceSource::Kernel:
-        return kernels_[s.index].correlationId;
+        return rec_.kernels[s.index].correlationId;
       case SliceSource::Memcpy:
-        return memcpys_[s.index].correlationId;
+        return rec_.memcpys[s.index].correlationId;
       case SliceSource::Memset:
-        return memsets_[s.index].correlationId;
+        return rec_.memsets[s.index].correlationId;
       case SliceSource::Graph:
-        return graphs_[s.index].correlationId;
+        return rec_.graphs[s.index].correlationId;
       default:
         return 0;
     }
@@ -951,10 +944,7 @@ class SourceWriter {
       if (!drawable(r.start, r.end) || !sources_.hasSource(r.correlationId)) return;
       if (!gpuDrawn_.insert(r.correlationId)) ++moreGpu_[r.correlationId];
     };
-    kernels_.forEach(count);
-    memcpys_.forEach(count);
-    memsets_.forEach(count);
-    graphs_.forEach(count);
+    rec_.forEachGpuWork(count);
   }
 
   // Lays out every window once, as writing will, for what the trace's
@@ -980,7 +970,7 @@ class SourceWriter {
         for (size_t at = cursors_[i].slice; at < cursors_[i].sliceEnd; ++at) {
           const Slice& s = slices_[at];
           if (s.source != SliceSource::ApiRuntime && s.source != SliceSource::ApiDriver) continue;
-          const ApiRecord& r = api_[s.index];
+          const ApiRecord& r = rec_.api[s.index];
           if (sources_.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId))
             calls.emplace_back(r.correlationId, static_cast<uint32_t>(at));
         }
@@ -1484,7 +1474,7 @@ class SourceWriter {
   }
 
   void writeApi(const Slice& s) {
-    const ApiRecord& r = api_[s.index];
+    const ApiRecord& r = rec_.api[s.index];
     if (isOsrt(r)) return writeOsrt(s);
     beginEvent(isDriver(r) ? kCatDriver : kCatRuntime);
     const uint32_t name = rawNameIid(r.name);
@@ -1499,7 +1489,7 @@ class SourceWriter {
 
   // A C library call that blocked the thread (the osrt activity).
   void writeOsrt(const Slice& s) {
-    const ApiRecord& r = api_[s.index];
+    const ApiRecord& r = rec_.api[s.index];
     beginEvent(kCatOsrt);
     const uint32_t name = rawNameIid(r.name);
     if (r.returnValue != 0) argUint(Arg::Errno, r.returnValue);
@@ -1510,7 +1500,7 @@ class SourceWriter {
   }
 
   void writeKernel(const Slice& s) {
-    const KernelRecord& k = kernels_[s.index];
+    const KernelRecord& k = rec_.kernels[s.index];
     beginEvent(kCatKernel);
     const uint32_t name = kernelNameIid(k.name);
     argUint(Arg::Correlation, k.correlationId);
@@ -1533,7 +1523,7 @@ class SourceWriter {
 
   // A whole graph launch (CUPTITRACE_GRAPHS=graph), the arrow from its cudaGraphLaunch.
   void writeGraph(const Slice& s) {
-    const GraphRecord& g = graphs_[s.index];
+    const GraphRecord& g = rec_.graphs[s.index];
     beginEvent(kCatGraph);
     // Names of their own above the composed ones' keys (all below 2^26).
     const uint32_t name = composedNameIid((4u << 24) + g.graphId,
@@ -1548,7 +1538,7 @@ class SourceWriter {
   }
 
   void writeMemcpy(const Slice& s) {
-    const MemcpyRecord& m = memcpys_[s.index];
+    const MemcpyRecord& m = rec_.memcpys[s.index];
     const auto copyKind = static_cast<CopyKind>(m.copyKind);
     const char* kind = copyKindName(copyKind);
     const char* src = memoryKindName(static_cast<MemoryKind>(m.srcKind));
@@ -1579,7 +1569,7 @@ class SourceWriter {
   }
 
   void writeMemset(const Slice& s) {
-    const MemsetRecord& m = memsets_[s.index];
+    const MemsetRecord& m = rec_.memsets[s.index];
     const char* kind = memoryKindName(static_cast<MemoryKind>(m.memoryKind));
     beginEvent(kCatMemset);
     const uint32_t name = composedNameIid(1u << 24 | m.memoryKind,
@@ -1598,7 +1588,7 @@ class SourceWriter {
   }
 
   void writeSync(const Slice& s) {
-    const SyncRecord& r = syncs_[s.index];
+    const SyncRecord& r = rec_.syncs[s.index];
     beginEvent(kCatSync);
     const uint32_t name = composedNameIid(2u << 24 | r.type, [&] {
       return std::string(syncTypeName(static_cast<SyncType>(r.type)));
@@ -1612,7 +1602,7 @@ class SourceWriter {
   }
 
   void writeOverhead(const Slice& s) {
-    const OverheadRecord& r = overheads_[s.index];
+    const OverheadRecord& r = rec_.overheads[s.index];
     beginEvent(kCatOverhead);
     const uint32_t name = rawNameIid(r.name);
     if (r.threadId != 0) argUint(Arg::Thread, r.threadId);
@@ -1667,7 +1657,7 @@ class SourceWriter {
 
   // Push/pop ranges on their thread; start/end ranges on their lane.
   void writeNvtxRange(const Slice& s) {
-    const NvtxRecord& r = nvtx_[s.index];
+    const NvtxRecord& r = rec_.nvtx[s.index];
     beginEvent(kCatNvtx);
     const uint32_t name = rawNameIid(r.message);
     nvtxArgs(r);
@@ -1688,7 +1678,7 @@ class SourceWriter {
 
   // Marks on their thread; empty start/end ranges on their lane.
   void writeInstant(const Instant& i) {
-    const NvtxRecord& r = nvtx_[i.nvtx];
+    const NvtxRecord& r = rec_.nvtx[i.nvtx];
     beginEvent(kCatNvtx);
     const uint32_t name = rawNameIid(r.message);
     nvtxArgs(r);
@@ -1726,14 +1716,7 @@ class SourceWriter {
   Output& o_;
   ProtoWriter& b_;
   FlowIds& flowIds_;
-  const ChunkedVector<ApiRecord>& api_;
-  const ChunkedVector<NvtxRecord>& nvtx_;
-  const ChunkedVector<KernelRecord>& kernels_;
-  const ChunkedVector<MemcpyRecord>& memcpys_;
-  const ChunkedVector<MemsetRecord>& memsets_;
-  const ChunkedVector<SyncRecord>& syncs_;
-  const ChunkedVector<OverheadRecord>& overheads_;
-  const ChunkedVector<GraphRecord>& graphs_;
+  const TimelineRecords rec_;
   const FlowSources sources_;
   const ExternalIdIndex externalIds_;
   const uint32_t hostPid_;  // as shown

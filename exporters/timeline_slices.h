@@ -22,19 +22,43 @@
 
 namespace cuptitrace {
 
+// The record sequences a timeline is drawn from.
+struct TimelineRecords {
+  explicit TimelineRecords(const TraceStore& store)
+      : api(store.records<ApiRecord>()),
+        nvtx(store.records<NvtxRecord>()),
+        kernels(store.records<KernelRecord>()),
+        memcpys(store.records<MemcpyRecord>()),
+        memsets(store.records<MemsetRecord>()),
+        syncs(store.records<SyncRecord>()),
+        overheads(store.records<OverheadRecord>()),
+        graphs(store.records<GraphRecord>()) {}
+
+  // Calls f(record) for every record of GPU work that a launch arrow may
+  // end at: kernels, copies, sets and graph launches.
+  template <typename F>
+  void forEachGpuWork(F&& f) const {
+    kernels.forEach(f);
+    memcpys.forEach(f);
+    memsets.forEach(f);
+    graphs.forEach(f);
+  }
+
+  const ChunkedVector<ApiRecord>& api;
+  const ChunkedVector<NvtxRecord>& nvtx;
+  const ChunkedVector<KernelRecord>& kernels;
+  const ChunkedVector<MemcpyRecord>& memcpys;
+  const ChunkedVector<MemsetRecord>& memsets;
+  const ChunkedVector<SyncRecord>& syncs;
+  const ChunkedVector<OverheadRecord>& overheads;
+  const ChunkedVector<GraphRecord>& graphs;
+};
+
 class TimelineSlices {
  public:
   static constexpr uint32_t kNoTrack = UINT32_MAX;
 
-  explicit TimelineSlices(const TraceStore& store)
-      : api_(store.records<ApiRecord>()),
-        nvtx_(store.records<NvtxRecord>()),
-        kernels_(store.records<KernelRecord>()),
-        memcpys_(store.records<MemcpyRecord>()),
-        memsets_(store.records<MemsetRecord>()),
-        syncs_(store.records<SyncRecord>()),
-        overheads_(store.records<OverheadRecord>()),
-        graphs_(store.records<GraphRecord>()) {}
+  explicit TimelineSlices(const TraceStore& store) : r_(store) {}
 
   // Reads every slice once or twice, so finding every track, and returns
   // window bounds holding at most `windowSlices` slices each (WindowPlanner).
@@ -58,11 +82,11 @@ class TimelineSlices {
     auto each = [&](const auto& records, size_t kind, auto&& visit) {
       forEachStartIn(records, starts_[kind], planned_, from, to, drawable, visit);
     };
-    each(api_, 0, [&](const ApiRecord& r, size_t i) {
+    each(r_.api, 0, [&](const ApiRecord& r, size_t i) {
       const bool driver = r.domain == static_cast<uint8_t>(ApiDomain::Driver);
       f(tracks.host(r.threadId), slice(r, i, driver ? SliceSource::ApiDriver : SliceSource::ApiRuntime));
     });
-    each(nvtx_, 1, [&](const NvtxRecord& r, size_t i) {
+    each(r_.nvtx, 1, [&](const NvtxRecord& r, size_t i) {
       if (r.type == static_cast<uint8_t>(NvtxType::PushPop)) {
         f(tracks.host(r.threadId), slice(r, i, SliceSource::Nvtx, r.depth));
       } else if (r.type == static_cast<uint8_t>(NvtxType::StartEnd) && r.end != r.start) {
@@ -75,25 +99,18 @@ class TimelineSlices {
         f(tracks.stream(r.deviceId, r.streamId, r.contextId), slice(r, i, source));
       };
     };
-    each(kernels_, 2, gpu(SliceSource::Kernel));
-    each(memcpys_, 3, gpu(SliceSource::Memcpy));
-    each(memsets_, 4, gpu(SliceSource::Memset));
-    each(graphs_, 5, gpu(SliceSource::Graph));
-    each(syncs_, 6, [&](const SyncRecord& r, size_t i) { f(tracks.sync(r.contextId), slice(r, i, SliceSource::Sync)); });
-    each(overheads_, 7, [&](const OverheadRecord& r, size_t i) {
+    each(r_.kernels, 2, gpu(SliceSource::Kernel));
+    each(r_.memcpys, 3, gpu(SliceSource::Memcpy));
+    each(r_.memsets, 4, gpu(SliceSource::Memset));
+    each(r_.graphs, 5, gpu(SliceSource::Graph));
+    each(r_.syncs, 6, [&](const SyncRecord& r, size_t i) { f(tracks.sync(r.contextId), slice(r, i, SliceSource::Sync)); });
+    each(r_.overheads, 7, [&](const OverheadRecord& r, size_t i) {
       f(tracks.overhead(), slice(r, i, SliceSource::Overhead));
     });
   }
 
  private:
-  const ChunkedVector<ApiRecord>& api_;
-  const ChunkedVector<NvtxRecord>& nvtx_;
-  const ChunkedVector<KernelRecord>& kernels_;
-  const ChunkedVector<MemcpyRecord>& memcpys_;
-  const ChunkedVector<MemsetRecord>& memsets_;
-  const ChunkedVector<SyncRecord>& syncs_;
-  const ChunkedVector<OverheadRecord>& overheads_;
-  const ChunkedVector<GraphRecord>& graphs_;
+  const TimelineRecords r_;
   ChunkStarts starts_[8];  // by chunk of each kind's records, in forEach's order
   bool planned_ = false;
 };
