@@ -88,6 +88,11 @@ void makeRoomForExport(Trace& trace, uint64_t bytesPerRecord) {
   trace.store.releaseMemory(std::min(wanted, trace.store.maxBytes()));
 }
 
+bool sealSpillJournal(Trace& trace) {
+  if (trace.store.spillMode() == SpillMode::Off) return false;
+  return trace.store.persistAll();
+}
+
 void publishSpillCounters(Trace& trace) {
   const SpillFile* file = trace.store.spillFile();
   if (file == nullptr || trace.store.spillMode() == SpillMode::Off) return;

@@ -33,6 +33,12 @@ void enableSpillJournal(Trace& trace, const std::string& path, SpillMode mode);
 // journal first, so the process stays near its budget while writing.
 void makeRoomForExport(Trace& trace, uint64_t bytesPerRecord);
 
+// Makes the journal hold the whole trace as it is now, on disk (fsync), before
+// the outputs are written: when the process is killed while writing them (a
+// SIGKILL after the SIGTERM), `cuptitrace recover` still rebuilds everything.
+// False when there is no journal (CUPTITRACE_SPILL=off) or it failed.
+bool sealSpillJournal(Trace& trace);
+
 // Counters of what was spilled ("spill.chunks", "spill.bytes"; "spill.failed"
 // when writing the journal failed), for the trace's metadata. Empty when
 // nothing was spilled.

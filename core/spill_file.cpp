@@ -262,6 +262,12 @@ void SpillFile::release(uint64_t offset, uint64_t length) const {
   }
 }
 
+bool SpillFile::sync() {
+  if (fd_ < 0 || readOnly_) return true;
+  if (::fsync(fd_) == 0 || errno == EINVAL || errno == EROFS) return true;
+  return fail("cannot flush", errno);
+}
+
 bool SpillFile::remove() {
   // Unlinked only: the mappings stay readable until the file object goes.
   if (fd_ < 0) return true;

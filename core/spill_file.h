@@ -90,6 +90,10 @@ class SpillFile {
   // Bytes of spilled chunks kept mapped in at once before the oldest are dropped.
   void setResidentLimit(uint64_t bytes) { residentLimit_ = bytes; }
 
+  // Flushes what was written to the disk (fsync): it survives a SIGKILL and
+  // a crash of the machine alike. True when there is nothing to flush.
+  bool sync();
+
   // Deletes the file (the outputs are written; it is no longer needed).
   bool remove();
 

@@ -84,6 +84,37 @@ void TraceStore::requeue(RecordKind kind) {
   full_.swap(queue);
 }
 
+bool TraceStore::persistAll() {
+  if (spill_ == nullptr || !spillUsable()) return false;
+  while (!full_.empty()) {
+    const FullChunk c = full_.front();
+    full_.pop_front();
+    if (!spillChunk(c)) return false;
+  }
+  bool ok = true;
+  forEachRecordType([&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr auto kind = RecordKindOf<T>::value;
+    auto& seq = sequence<T>();
+    for (size_t c = 0; c < seq.chunkCount() && ok; ++c) {
+      if (seq.chunkSpilled(c) || seq.chunkSize(c) == 0) continue;
+      if (seq.chunkSize(c) == ChunkedVector<T>::kChunkRecords) {
+        ok = spillChunk({kind, static_cast<uint32_t>(c)});
+        continue;
+      }
+      uint32_t id = 0;
+      try {
+        ok = spill_->appendChunk(kind, sizeof(T), static_cast<uint32_t>(c), seq.chunkData(c),
+                                 static_cast<uint32_t>(seq.chunkSize(c)), id) != nullptr;
+      } catch (const std::exception& e) {
+        spill_->stop(std::string("spilling failed: ") + e.what());
+        ok = false;
+      }
+    }
+  });
+  return ok && spill_->sync();
+}
+
 bool TraceStore::spillChunk(FullChunk c) {
   bool ok = true;
   visitRecordKind(c.kind, [&](auto tag) {

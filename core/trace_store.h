@@ -87,6 +87,13 @@ class TraceStore {
   // when that much cannot be freed (no spill file, or too few full chunks).
   bool releaseMemory(uint64_t bytes) { return bytes <= maxBytes_ && makeRoom(bytes); }
 
+  // Puts every record in the spill file, the chunks still filling too (as
+  // copies: they stay in memory, and the journal's reader takes the last
+  // chunk of a slot), so that the file alone holds the whole trace. For the
+  // end of a run that may be cut short (a signal): nothing is appended after.
+  // False when there is no usable spill file or a write failed.
+  bool persistAll();
+
   // Number of records stored, and dropped for the budget, per kind.
   uint64_t count(RecordKind kind) const;
   uint64_t dropped(RecordKind kind) const { return dropped_[static_cast<size_t>(kind)]; }

@@ -431,6 +431,49 @@ TEST_CASE("recover: a process killed with SIGKILL leaves every full chunk it wro
 }
 
 
+TEST_CASE("recover: a sealed journal holds every record, the partial chunks too, after SIGKILL") {
+  TempDir dir;
+  const std::string path = dir.path("sealed.spill");
+  const uint64_t n = 2 * kPerChunk + 123;  // ends in a partial chunk of each kind
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    Trace t;
+    fillMetadata(t);
+    // auto: below the cap nothing spills until the seal (the signal's path)
+    enableSpillJournal(t, path, SpillMode::Auto);
+    for (uint64_t i = 0; i < n; ++i) {
+      t.store.add(kernel(t, i));
+      t.store.add(api(t, i));
+    }
+    const bool sealed = sealSpillJournal(t);
+    // Records still read from memory as before: the export goes on from here.
+    const bool readable = t.store.records<KernelRecord>().size() == n &&
+                          t.store.records<KernelRecord>()[n - 1].correlationId == n - 1;
+    if (!sealed || !readable) ::_exit(4);
+    ::raise(SIGKILL);  // killed while writing the outputs
+    ::_exit(3);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGKILL);
+  Trace t;
+  RecoveryReport report;
+  std::string error;
+  REQUIRE(recoverJournal(path, t, report, error));
+  checkKernels(t, iota(n));
+  CHECK(t.store.count(RecordKind::Api) == n);
+  CHECK(std::string(t.strings.get(t.store.records<KernelRecord>()[n - 1].name)) == "kernel_" + std::to_string((n - 1) % 7));
+}
+
+TEST_CASE("spill: with spilling off there is nothing to seal") {
+  Trace t;
+  fillMetadata(t);
+  t.store.add(kernel(t, 1));
+  CHECK_FALSE(sealSpillJournal(t));
+}
+
 TEST_CASE("journal info: context names round-trip with the other names") {
   Trace t;
   fillMetadata(t);
