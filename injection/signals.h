@@ -1,16 +1,28 @@
-// Ends by signal: when a signal is about to end the program (SIGTERM, SIGINT
-// with no handler of the program's own, a crash), the trace is written first,
-// then the signal takes its course, so the exit status is the program's own.
+// Ends by signal.
+//
+// Polite signals (TERM, INT, HUP, QUIT) with no handler of the program's own:
+// the handler only wakes a watcher thread of ours and returns at once, so the
+// thread it interrupted (inside a CUDA call, holding locks) goes on. The
+// watcher writes the trace, the spill journal first, then ends the process as
+// the signal would have: the exit status is the signal's. A second polite
+// signal while it writes ends the process at once.
+//
+// Faults and abort (SEGV, BUS, FPE, ILL, ABRT): a handler the program
+// installed always runs instead, and nothing of ours does. With the default
+// action, the faulting thread wakes the watcher and waits (bounded) for a
+// best-effort write before the default action ends the process.
+//
+// In a forked child they only take the signal's course: the trace is the parent's.
 #pragma once
-
-#include <functional>
 
 namespace cuptitrace {
 
-// Installs the handlers once. `writeTrace` runs on a watcher thread of ours,
-// never inside the signal handler; the handler waits for it at most a few seconds.
-// In a forked child they only take the signal's course: the trace is the parent's.
-void installSignalHandlers(std::function<void()> writeTrace);
+// Writes the trace; runs on the watcher thread, given the signal that ends
+// the process.
+using SignalWriter = void (*)(int sig);
+
+// Installs the handlers once.
+void installSignalHandlers(SignalWriter writeTrace);
 
 // Capture windows toggled by a signal: each delivery of `sig` writes one byte
 // to `fd` (non-blocking) and nothing else; a handler the program had for it

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,10 +13,12 @@
 #include "collectors/osrt_state.h"
 #include "core/journal.h"
 #include "core/log.h"
+#include "core/output_dir.h"
 #include "core/output_name.h"
 #include "core/version.h"
 #include "exporters/export_all.h"
 #include "exporters/reports.h"
+#include "collectors/cupti_peers.h"
 #include "injection/process_info.h"
 #include "injection/osrt_interpose.h"
 #include "injection/signals.h"
@@ -26,6 +29,7 @@ namespace cuptitrace {
 namespace {
 
 void finishAtExit() { Tracer::instance().finish(); }
+void writeAtSignal(int sig) { Tracer::instance().finishAtSignal(sig); }
 
 // CUPTI's clock, carried on once CUPTI is detached (collectors/cupti_detach.h).
 uint64_t cuptiNow() { return traceClockNs(); }
@@ -44,6 +48,21 @@ int32_t driverVersion() {
   return 0;
 }
 
+const char* signalName(int sig) {
+  switch (sig) {
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    default: return "a signal";
+  }
+}
+
 }  // namespace
 
 Tracer& Tracer::instance() {
@@ -60,7 +79,7 @@ void Tracer::start() {
         // write the parent's records (collectors/fork_guard.h).
         installForkGuard(config_.logLevel >= LogLevel::Warn);
         std::atexit(finishAtExit);
-        installSignalHandlers(finishAtExit);
+        installSignalHandlers(writeAtSignal);
       }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "cuptitrace: tracing is off for this process: %s\n", e.what());
@@ -104,6 +123,9 @@ bool Tracer::startCollection() {
     subscriber_.reset();
     return false;
   }
+  // CUPTI is ours now: a framework profiler in the program will find it taken.
+  const std::string peers = cuptiPeersMessage(loadedCuptiPeers());
+  if (!peers.empty()) std::fprintf(stderr, "cuptitrace: %s\n", peers.c_str());
   if (config_.capture.mode != CaptureMode::All) {
     // Past the last window CUPTI is detached: the program runs as if untraced.
     detach_ = std::make_unique<CuptiDetach>(CuptiDetach::Steps{
@@ -163,10 +185,25 @@ bool Tracer::startCollection() {
   spillName.pid = process.pid;
   spillName.host = process.hostName;
   spillName.env = [](const char* name) { return std::getenv(name); };
-  enableSpillJournal(trace_, spillPathFor(config_.output, spillName), config_.spill);
+  // The directory is made (or replaced) now: the journal goes there too.
+  outputPattern_ = config_.output;
+  useOutputDirectory(spillName);
+  enableSpillJournal(trace_, spillPathFor(outputPattern_, spillName), config_.spill);
   logger().info("tracing {} (pid {}): {}", process.processName, process.pid,
                 activityNames(config_.activities));
   return true;
+}
+
+void Tracer::useOutputDirectory(const OutputNameInputs& inputs) {
+  const OutputPlace place = prepareOutputDirectory(outputPattern_, inputs);
+  if (!place.message.empty() && place.message != outputMessage_) {
+    // Said once for each change of place, at start or at the end; a directory
+    // made as asked is no news.
+    if (place.pattern != outputPattern_ || !place.usable) std::fprintf(stderr, "cuptitrace: %s\n", place.message.c_str());
+    else logger().info("{}", place.message);
+    outputMessage_ = place.message;
+  }
+  outputPattern_ = place.pattern;
 }
 
 void Tracer::startCapture() {
@@ -207,18 +244,35 @@ void Tracer::startOsrt() {
   if (!capture_ || capture_->on()) osrt::arm(&osrtRecorder_, cuptiNow);
 }
 
-void Tracer::finish() {
+void Tracer::finish() { finishWith(0); }
+
+void Tracer::finishAtSignal(int sig) {
+  if (!active_ || inForkedChild()) return;
+  std::fprintf(stderr, "cuptitrace: %s: writing the trace, then ending as the signal would\n",
+               signalName(sig));
+  finishWith(sig);
+}
+
+void Tracer::finishWith(int sig) {
   if (!active_) return;
   if (inForkedChild()) {
     announceForkedChild();
     return;
   }
-  std::call_once(finishOnce_, [this] {
+  std::call_once(finishOnce_, [this, sig] {
     // The export's own file writes and locks are not the program's calls.
     osrt::disarm();
     const osrt::TracerScope ours;
     try {
       finishCollection();
+      // Ended by a signal, the process may be killed while it writes (Slurm
+      // sends SIGKILL 30 s after SIGTERM): the journal takes everything
+      // first, on disk, for `cuptitrace recover`.
+      if (sig != 0 && sealSpillJournal(trace_)) {
+        trace_.counters["spill.sealed"] = 1;
+        std::fprintf(stderr, "cuptitrace: %s holds the whole trace until the outputs are written\n",
+                     trace_.store.spillFile()->path().c_str());
+      }
       writeOutputs();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "cuptitrace: could not write the trace: %s\n", e.what());
@@ -263,10 +317,32 @@ void Tracer::finishCollection() {
   trace_.meta.baseTimestampNs = trace_.meta.startTimestampNs;
 }
 
+bool Tracer::didNoGpuWork() const {
+  // With capture windows an empty trace says no window opened: it is kept.
+  if (capture_ || trace_.totalDropped() != 0) return false;
+  for (int k = 0; k < kRecordKindCount; ++k) {
+    const auto kind = static_cast<RecordKind>(k);
+    if (kind == RecordKind::Api || kind == RecordKind::Overhead || kind == RecordKind::ExternalId) continue;
+    if (trace_.store.count(kind) != 0) return false;
+  }
+  return true;
+}
+
 void Tracer::writeOutputs() {
   // Rows of the GPU activities and API calls tables printed at exit; the
   // reports file holds every row.
   constexpr size_t kExitSummaryRows = 10;
+  // A process that started CUDA but ran nothing on the GPU and marked nothing
+  // (a launcher such as torchrun asking for the device count) leaves no
+  // trace to clutter the others: one line says so.
+  if (didNoGpuWork()) {
+    removeSpillJournal(trace_);
+    if (!config_.quiet)
+      std::fprintf(stderr, "cuptitrace: %s (pid %u) did no GPU work: no trace written (%llu CUDA API calls)\n",
+                   trace_.meta.processName.c_str(), trace_.meta.pid,
+                   static_cast<unsigned long long>(trace_.store.count(RecordKind::Api)));
+    return;
+  }
   if (capture_ && trace_.meta.captureWindows.empty())
     logger().warn("CUPTITRACE_CAPTURE={}: no capture window opened; the trace holds no activity records",
                   captureSpecText(config_.capture));
@@ -275,8 +351,10 @@ void Tracer::writeOutputs() {
   nameInputs.host = trace_.meta.hostName;
   nameInputs.env = [](const char* name) { return std::getenv(name); };
   std::vector<std::string> nameMessages;
+  // Made again if it went away meanwhile, or replaced if it can no longer be written.
+  useOutputDirectory(nameInputs);
   // With %n the number is held (PREFIX.lock) until every output is in place.
-  ClaimedPrefix claimed = claimOutputPrefix(config_.output, nameInputs, &nameMessages);
+  ClaimedPrefix claimed = claimOutputPrefix(outputPattern_, nameInputs, &nameMessages);
   for (const auto& m : nameMessages) logger().warn("{}", m);
   const std::string prefix = claimed.prefix;
   const ExportResult result = exportAll(trace_, config_.formats, prefix, config_.overwrite, config_.splitBytes);
@@ -339,6 +417,9 @@ void Tracer::writeOutputs() {
     line += std::string(k ? ", " : "") + recordKindName(kind) + " " + std::to_string(trace_.store.count(kind));
   }
   line += "; dropped " + std::to_string(trace_.totalDropped());
+  const auto taken = trace_.counters.find("cupti_buffers_not_returned");
+  if (taken != trace_.counters.end())
+    line += "; " + std::to_string(taken->second) + " CUPTI buffers taken by another tool";
   const auto filtered = trace_.counters.find("filtered.kernels");
   if (filtered != trace_.counters.end()) line += "; filtered kernels " + std::to_string(filtered->second);
   if (capture_) {

@@ -17,6 +17,7 @@
 #include "collectors/nvtx_recorder.h"
 #include "collectors/osrt_recorder.h"
 #include "core/config.h"
+#include "core/output_name.h"
 #include "core/trace.h"
 
 namespace cuptitrace {
@@ -29,6 +30,9 @@ class Tracer {
   void start();
   // Stops collection and writes the outputs; runs once, at exit.
   void finish();
+  // The same, for a signal about to end the process (on the watcher thread):
+  // says so, and puts the whole trace in the spill journal before the outputs.
+  void finishAtSignal(int sig);
   bool active() const { return active_.load(); }
   // The public API's ids and scopes; nullptr when tracing is off.
   ExternalIds* externalIds() { return active() ? externalIds_.get() : nullptr; }
@@ -44,14 +48,20 @@ class Tracer {
   Tracer() = default;
   bool startCollection();
   void startCapture();
+  // Makes the output directory, or falls back to a temporary one (outputPattern_).
+  void useOutputDirectory(const OutputNameInputs& inputs);
   void startOsrt();
+  void finishWith(int sig);  // sig 0: a normal exit
   void finishCollection();
   void writeOutputs();
+  bool didNoGpuWork() const;
 
   std::once_flag startOnce_;
   std::once_flag finishOnce_;
   std::atomic<bool> active_{false};
   Config config_;
+  std::string outputPattern_;  // config_.output, or its file part in a temporary directory
+  std::string outputMessage_;  // the last thing said of the output directory
   Trace trace_;
   NvtxRecorder nvtxRecorder_;
   std::unique_ptr<NvtxCallbacks> nvtxCallbacks_;
