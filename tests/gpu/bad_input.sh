@@ -35,24 +35,35 @@ traced "$out/typo" CUPTITRACE_FORMATS=csv CUPTITRACE_OUTPUT="$out/typo" "$sample
 check "unknown CUPTITRACE_FORMATS suggests CUPTITRACE_FORMAT" \
   grep -q 'unknown variable "CUPTITRACE_FORMATS" is ignored (did you mean CUPTITRACE_FORMAT?)' "$out/typo.err"
 
-# 2. An output directory that does not exist: a message naming the path; exit code unchanged.
+# 2. An output directory that does not exist is made; one that cannot be written
+#    (a file stands where a directory should be) gives way to $TMPDIR, said in one line.
 traced "$out/missing" CUPTITRACE_FORMAT=json,csv,native CUPTITRACE_OUTPUT="$out/no/such/dir/trace" \
   "$samples/vector_add"
 rc=$?
 cat "$out/missing.err"
 check "missing output directory: program exit code 0" [ "$rc" -eq 0 ]
-check "missing output directory: message names the path" \
-  grep -q "output directory $out/no/such/dir does not exist" "$out/missing.err"
-check "missing output directory: one line, not one per file" [ "$(grep -c 'output directory' "$out/missing.err")" -eq 1 ]
-check "missing output directory: nothing written" [ ! -e "$out/no" ]
+check "missing output directory: made, and the trace written there" [ -s "$out/no/such/dir/trace.json" ]
+check "missing output directory: native and CSV too" [ -s "$out/no/such/dir/trace.native" ]
+check "missing output directory: nothing said about it" [ "$(grep -c 'directory' "$out/missing.err")" -eq 0 ]
+: >"$out/blocker"
+mkdir -p "$out/tmp"
+traced "$out/blocked" TMPDIR="$out/tmp" CUPTITRACE_FORMAT=json CUPTITRACE_OUTPUT="$out/blocker/sub/trace" \
+  "$samples/vector_add"
+rc=$?
+cat "$out/blocked.err"
+check "unwritable output directory: program exit code 0" [ "$rc" -eq 0 ]
+check "unwritable output directory: one line says where the trace went" \
+  [ "$(grep -c "the trace goes to $out/tmp/ instead" "$out/blocked.err")" -eq 1 ]
+check "unwritable output directory: the trace is in TMPDIR" [ -s "$out/tmp/trace.json" ]
+check "unwritable output directory: the summary names the file" grep -q "wrote $out/tmp/trace.json" "$out/blocked.err"
 
 # 3. CUPTI already taken by the program: one clear line, untraced run, the program's own exit code.
 traced "$out/taken" CUPTITRACE_OUTPUT="$out/taken" "$samples/cupti_taken"
 rc=$?
 cat "$out/taken.out" "$out/taken.err"
 check "CUPTI taken: program exit code 3 preserved" [ "$rc" -eq 3 ]
-check "CUPTI taken: one line says tracing is off and why" \
-  grep -q "tracing is off for this process: CUPTI is already in use by another tool" "$out/taken.err"
+check "CUPTI taken: one line says tracing is off and who holds CUPTI" \
+  grep -q 'tracing is off for this process: CUPTI is already in use in this process by ".*cupti_taken sample' "$out/taken.err"
 check "CUPTI taken: no file left behind" [ -z "$(ls "$out" | grep '^taken\.' | grep -v -e '\.out$' -e '\.err$')" ]
 
 echo "bad_input: $failures failed"

@@ -103,3 +103,54 @@ TEST_CASE("file output: a full disk gives an error and no file", "[export]") {
   CHECK_FALSE(fs::exists(target));
   CHECK(entries(dir.path) == 0);  // no partial file left either
 }
+
+TEST_CASE("file output: nothing in the directory has a name until the file is complete", "[export]") {
+  TempDir dir;
+  const fs::path target = dir.path / "trace.json";
+  size_t seenWhileWriting = 99;
+  const std::string error = writeFileSafely(
+      target.string(),
+      [&](std::ostream& out) {
+        out << "half";
+        seenWhileWriting = entries(dir.path);
+        out << " and the rest";
+      },
+      false);
+  CHECK(error.empty());
+  CHECK(slurp(target) == "half and the rest");
+  // An unnamed file (O_TMPFILE) where the file system has them, as here.
+  CHECK(seenWhileWriting == 0);
+}
+
+TEST_CASE("file output: a process killed while writing leaves no file behind", "[export]") {
+  TempDir dir;
+  const fs::path target = dir.path / "trace.json";
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    writeFileSafely(target.string(),
+                    [](std::ostream& out) {
+                      out << std::string(1 << 16, 'x');
+                      out.flush();
+                      ::kill(::getpid(), SIGKILL);
+                    },
+                    false);
+    ::_exit(3);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGKILL);
+  CHECK(entries(dir.path) == 0);
+}
+
+TEST_CASE("file output: overwrite replaces an existing file through an unnamed one", "[export]") {
+  TempDir dir;
+  const fs::path target = dir.path / "trace.json";
+  REQUIRE(writeFileSafely(target.string(), writes("old"), false).empty());
+  CHECK_FALSE(writeFileSafely(target.string(), writes("new"), false).empty());
+  CHECK(slurp(target) == "old");
+  CHECK(writeFileSafely(target.string(), writes("new"), true).empty());
+  CHECK(slurp(target) == "new");
+  CHECK(entries(dir.path) == 1);
+}
