@@ -78,7 +78,7 @@ ActivityCollector::ActivityCollector(Trace& trace, const Config& config, std::fu
     : trace_(trace),
       config_(config),
       onDrain_(std::move(onDrain)),
-      pool_(config.bufferSize, config.bufferPool, config.maxBuffers),
+      pool_(config.bufferSize, config.bufferPool, config.bufferMemory),
       decoder_(trace) {
   queue_.reserve(pool_.maxBuffers() + 1);
   KernelFilter filter;
@@ -161,6 +161,7 @@ bool ActivityCollector::start(std::string& error) {
     return false;
   }
   started_ = true;
+  recording_ = true;
   drainThread_ = std::thread([this] { drainLoop(); });
   return true;
 }
@@ -169,10 +170,10 @@ void CUPTIAPI ActivityCollector::bufferRequested(uint8_t** buffer, size_t* size,
   const osrt::TracerScope ours;  // often on a program thread: the pool's lock is not the program's
   *maxNumRecords = 0;
   ActivityCollector* self = gCollector.load(std::memory_order_acquire);
-  uint8_t* b = self != nullptr ? self->pool_.acquire() : nullptr;
+  const auto [b, bytes] = self != nullptr ? self->pool_.acquire() : std::pair<uint8_t*, size_t>{nullptr, 0};
   *buffer = b;
   // A zero size tells CUPTI we have no buffer; it drops records and counts them.
-  *size = b != nullptr ? self->pool_.bufferSize() : 0;
+  *size = b != nullptr ? bytes : 0;
 }
 
 void CUPTIAPI ActivityCollector::bufferCompleted(CUcontext context, uint32_t streamId,
@@ -193,6 +194,7 @@ void ActivityCollector::onCompleted(CUcontext context, uint32_t streamId, uint8_
     cuptiDropped_.fetch_add(dropped, std::memory_order_relaxed);
   buffersCompleted_.fetch_add(1, std::memory_order_relaxed);
   if (buffer == nullptr) return;
+  lastCompletedNs_.store(traceClockNs(), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(queueMutex_);
     queue_.push_back({buffer, validSize});
@@ -218,6 +220,7 @@ void ActivityCollector::drainPending() {
 
 void ActivityCollector::drainLoop() {
   osrt::markTracerThread();
+  auto lastFlush = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(queueMutex_);
   while (!stopping_) {
     // Wake for completed buffers, and now and then for NVTX records.
@@ -225,6 +228,21 @@ void ActivityCollector::drainLoop() {
     if (stopping_) break;
     lock.unlock();
     drainPending();
+    // Every thread holds a buffer of its own: a thread that went quiet (or
+    // ended) keeps its records, and its buffer, until a flush. A periodic
+    // default flush hands back every buffer whose records are complete.
+    // Outside our locks: CUPTI calls bufferCompleted from inside it.
+    const auto now = std::chrono::steady_clock::now();
+    if (now - lastFlush >= kPeriodicFlush) {
+      lastFlush = now;
+      // flushMutex_ only keeps stop() and a detach from starting while this
+      // flush runs; no one holding a CUPTI lock ever takes it.
+      std::lock_guard<std::mutex> flushLock(flushMutex_);
+      if (!cuptiBarred() && recording_.load(std::memory_order_acquire)) {
+        const osrt::FlushScope flushing;
+        cuptiActivityFlushAll(0);
+      }
+    }
     lock.lock();
   }
 }
@@ -272,6 +290,7 @@ bool ActivityCollector::setRecording(bool on) {
 
 void ActivityCollector::prepareDetach() {
   if (!started_ || cuptiBarred()) return;
+  stopPeriodicFlush();
   const osrt::FlushScope flushing;
   for (auto kind : enabled_) cuptiActivityDisable(kind);
   setUvm(false);
@@ -279,9 +298,15 @@ void ActivityCollector::prepareDetach() {
   drainPending();
 }
 
+void ActivityCollector::stopPeriodicFlush() {
+  std::lock_guard<std::mutex> flushLock(flushMutex_);
+  recording_ = false;
+}
+
 void ActivityCollector::stop() {
   if (!started_) return;
   started_ = false;
+  stopPeriodicFlush();
   // Once detached, CUPTI has handed every record over already, and a CUPTI
   // call now would attach it again.
   const bool attached = !cuptiBarred();
@@ -317,6 +342,20 @@ void ActivityCollector::publishCounters() {
   trace_.counters["cupti_buffers_refused"] = pool_.refused();
   trace_.counters["cupti_buffers_completed"] = buffersCompleted_.load();
   trace_.counters["cupti_buffers_allocated"] = pool_.allocated();
+  trace_.counters["cupti_buffer_bytes_allocated"] = pool_.allocatedBytes();
+  // After the forced flush CUPTI owes us no buffer. One still out went to
+  // someone else: another tool in the process registered its own buffer
+  // callbacks (cuptiActivityRegisterCallbacks), and records after that
+  // reached it, not us. CUPTI has no way to ask who, nor since when exactly.
+  if (const uint32_t missing = pool_.inUse(); missing != 0 && !cuptiBarred()) {
+    trace_.counters["cupti_buffers_not_returned"] = missing;
+    const uint64_t last = lastCompletedNs_.load(std::memory_order_relaxed);
+    if (last != 0) trace_.counters["cupti_last_buffer_ns"] = last;
+    logger().warn(
+        "{} CUPTI activity buffer(s) never came back: another tool in this process took CUPTI's activity "
+        "records (cuptiActivityRegisterCallbacks){}; the trace misses what they held",
+        missing, last != 0 ? " after the last buffer this tracer received" : "");
+  }
 }
 
 }  // namespace cuptitrace

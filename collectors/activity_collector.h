@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -80,6 +81,7 @@ class ActivityCollector {
 
   std::atomic<uint64_t> cuptiDropped_{0};
   std::atomic<uint64_t> buffersCompleted_{0};
+  std::atomic<uint64_t> lastCompletedNs_{0};  // when the last buffer came back to us
   std::vector<CUpti_ActivityKind> enabled_;
   std::vector<const char*> refused_;
   // Unified memory counters, when CUPTI could not enable them at start.
@@ -90,6 +92,12 @@ class ActivityCollector {
   bool uvmRefused_ = false;  // under uvmMutex_  // optional kinds CUPTI refused ("memory", "uvm", "graph")
   uint32_t uvmCounters_ = 0;          // unified memory counters configured
   bool started_ = false;
+  // CUPTI may be called from the drain thread (periodic flush): false once
+  // stopping or detaching.
+  std::atomic<bool> recording_{false};
+  std::mutex flushMutex_;
+  void stopPeriodicFlush();
+  static constexpr std::chrono::seconds kPeriodicFlush{1};
 };
 
 }  // namespace cuptitrace

@@ -99,10 +99,10 @@ bool applyBufferPool(std::string_view value, Config& c) {
   return true;
 }
 
-bool applyMaxBuffers(std::string_view value, Config& c) {
-  const auto v = parseUint(value);
-  if (!v || *v < 2 || *v > 4096) return false;
-  c.maxBuffers = static_cast<uint32_t>(*v);
+bool applyBufferMemory(std::string_view value, Config& c) {
+  const auto v = parseSize(value);
+  if (!v || *v < (1ull << 20) || *v > (16ull << 30)) return false;
+  c.bufferMemory = *v;
   return true;
 }
 
@@ -339,9 +339,11 @@ const std::vector<ConfigVar>& configTable() {
        "Size of each CUPTI activity buffer.", applyBufferSize},
       {"CUPTITRACE_BUFFER_POOL", "count", "4", "an integer between 1 and 256",
        "CUPTI buffers allocated when tracing starts.", applyBufferPool},
-      {"CUPTITRACE_MAX_BUFFERS", "count", "64", "an integer between 2 and 4096",
-       "Most CUPTI buffers in use at once; past it CUPTI drops records and they are counted.",
-       applyMaxBuffers},
+      {"CUPTITRACE_BUFFER_MEMORY", "size", "256M", "a size between 1M and 16G (suffixes K, M, G)",
+       "Most memory CUPTI activity buffers take at once. Every thread that makes CUDA calls holds a "
+       "buffer of its own: the first are CUPTITRACE_BUFFER_SIZE, later ones smaller (down to 64K) as "
+       "this fills, so hundreds of threads each get one; past it CUPTI drops records and they are counted.",
+       applyBufferMemory},
       {"CUPTITRACE_MAX_MEMORY", "size", "512M", "a size between 1M and 1T (suffixes K, M, G, T)",
        "Cap on the memory that stored records take; past it the oldest records go to the spill file "
        "(CUPTITRACE_SPILL), or, when there is none, records are dropped and counted.",
@@ -448,7 +450,7 @@ std::vector<std::pair<std::string, std::string>> describeConfig(const Config& c)
       {"CUPTITRACE_LOG_LEVEL", levelName(c.logLevel)},
       {"CUPTITRACE_BUFFER_SIZE", formatSize(c.bufferSize)},
       {"CUPTITRACE_BUFFER_POOL", std::to_string(c.bufferPool)},
-      {"CUPTITRACE_MAX_BUFFERS", std::to_string(c.maxBuffers)},
+      {"CUPTITRACE_BUFFER_MEMORY", formatSize(c.bufferMemory)},
       {"CUPTITRACE_MAX_MEMORY", formatSize(c.maxMemory)},
       {"CUPTITRACE_SPILL", spillModeName(c.spill)},
       {"CUPTITRACE_QUIET", c.quiet ? "1" : "0"},

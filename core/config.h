@@ -67,7 +67,7 @@ struct Config {
   LogLevel logLevel = LogLevel::Warn;
   uint64_t bufferSize = 8ull << 20;    // bytes per CUPTI activity buffer
   uint32_t bufferPool = 4;             // buffers allocated up front
-  uint32_t maxBuffers = 64;            // most buffers in flight at once
+  uint64_t bufferMemory = 256ull << 20;  // most bytes of CUPTI buffers allocated at once
   uint64_t maxMemory = 512ull << 20;   // cap on the record store
   SpillMode spill = SpillMode::Auto;   // what happens to records past maxMemory
   bool quiet = false;                  // no summary line at exit

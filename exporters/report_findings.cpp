@@ -331,7 +331,7 @@ void droppedRecords(ReportData& data, std::vector<Finding>& out) {
   f.details =
       std::to_string(dropped) +
       " records were lost while tracing; every report misses them. Raise CUPTITRACE_MAX_MEMORY or "
-      "CUPTITRACE_MAX_BUFFERS, or record fewer activity kinds.";
+      "CUPTITRACE_BUFFER_MEMORY, or record fewer activity kinds.";
   for (int k = 0; k < kRecordKindCount; ++k) {
     const auto kind = static_cast<RecordKind>(k);
     if (const uint64_t n = trace.store.dropped(kind))

@@ -79,7 +79,7 @@ TEST_CASE("config: good values of every variable") {
       {"CUPTITRACE_FORMAT", "json,csv,native"},   {"CUPTITRACE_OUTPUT", "/tmp/run-%p"},
       {"CUPTITRACE_LOG_LEVEL", "debug"},          {"CUPTITRACE_BUFFER_SIZE", "64K"},
       {"CUPTITRACE_BUFFER_SIZE", "256M"},         {"CUPTITRACE_BUFFER_POOL", "1"},
-      {"CUPTITRACE_MAX_BUFFERS", "4096"},         {"CUPTITRACE_MAX_MEMORY", "2G"},
+      {"CUPTITRACE_BUFFER_MEMORY", "16G"},           {"CUPTITRACE_MAX_MEMORY", "2G"},
       {"CUPTITRACE_QUIET", "yes"},            {"CUPTITRACE_OVERWRITE", "1"},
       {"CUPTITRACE_SUMMARY", "file"},             {"CUPTITRACE_SUMMARY", "none"},
       {"CUPTITRACE_SUMMARY", "Stderr"},           {"CUPTITRACE_STEP_RANGE", "ProfilerStep"},
@@ -166,7 +166,7 @@ TEST_CASE("config: ranges are enforced") {
   parseOne("CUPTITRACE_BUFFER_SIZE", "1K", messages);
   parseOne("CUPTITRACE_BUFFER_SIZE", "1G", messages);
   parseOne("CUPTITRACE_BUFFER_POOL", "0", messages);
-  parseOne("CUPTITRACE_MAX_BUFFERS", "1", messages);
+  parseOne("CUPTITRACE_BUFFER_MEMORY", "512K", messages);
   parseOne("CUPTITRACE_MAX_MEMORY", "1K", messages);
   CHECK(messages.size() == 5);
   messages.clear();
