@@ -1,5 +1,7 @@
 #include "collectors/callback_subscriber.h"
 
+#include <dlfcn.h>
+
 #include "collectors/cupti_check.h"
 #include "collectors/fork_guard.h"
 
@@ -10,18 +12,53 @@ const char* resultText(CUptiResult status) {
   if (cuptiGetResultString(status, &text) != CUPTI_SUCCESS || text == nullptr) return "unknown error";
   return text;
 }
+
+// The name CUPTI gives us in another tool's refusal ("CUPTI for cuptitrace").
+constexpr char kSubscriberName[] = "cuptitrace";
+
+using SubscribeV2 = CUptiResult(CUPTIAPI*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*,
+                                           CUpti_SubscriberParams*);
+
+// cuptiSubscribe_v2, from the libcupti actually loaded (a program may bring
+// an older one that lacks it); nullptr when it has none.
+SubscribeV2 findSubscribeV2() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) == 0 || info.dli_fname == nullptr) return nullptr;
+  void* lib = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (lib == nullptr) return nullptr;
+  auto fn = reinterpret_cast<SubscribeV2>(::dlsym(lib, "cuptiSubscribe_v2"));
+  ::dlclose(lib);  // a NOLOAD handle: the library stays
+  return fn;
+}
 }  // namespace
 
 CallbackSubscriber::~CallbackSubscriber() { unsubscribe(); }
 
 bool CallbackSubscriber::subscribe(std::string& error) {
-  const CUptiResult status = CUPTI_CHECK(cuptiSubscribe(&handle_, dispatch, this));
+  char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = {};
+  CUptiResult status;
+  if (const SubscribeV2 subscribeV2 = findSubscribeV2()) {
+    CUpti_SubscriberParams params{};
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = kSubscriberName;
+    params.oldSubscriberName = holder;
+    params.oldSubscriberSize = sizeof holder;
+    status = CUPTI_CHECK(subscribeV2(&handle_, dispatch, this, &params));
+  } else {
+    status = CUPTI_CHECK(cuptiSubscribe(&handle_, dispatch, this));
+  }
   if (status != CUPTI_SUCCESS) {
     handle_ = nullptr;
-    error = status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
-                ? "CUPTI is already in use by another tool in this process (a profiler or a "
-                  "second tracer)"
-                : std::string("cuptiSubscribe: ") + resultText(status);
+    holder[sizeof holder - 1] = '\0';
+    if (status != CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+      error = std::string("cuptiSubscribe: ") + resultText(status);
+    } else if (holder[0] != '\0') {
+      error = std::string("CUPTI is already in use in this process by \"") + holder +
+              "\" (CUPTI serves one tool at a time)";
+    } else {
+      error = "CUPTI is already in use by another tool in this process (a profiler or a second tracer; "
+              "CUPTI serves one tool at a time)";
+    }
     return false;
   }
   CUPTI_CHECK(cuptiEnableCallback(1, handle_, CUPTI_CB_DOMAIN_RESOURCE,

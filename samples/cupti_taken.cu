@@ -13,8 +13,12 @@ static void CUPTIAPI ignore(void*, CUpti_CallbackDomain, CUpti_CallbackId, const
 
 int main() {
   CUpti_SubscriberHandle subscriber = nullptr;
-  const CUptiResult status = cuptiSubscribe(&subscriber, ignore, nullptr);
-  std::printf("cupti_taken: own cuptiSubscribe -> %d\n", static_cast<int>(status));
+  // Named, as a tool does with CUPTI 13: the tracer's message must say who holds CUPTI.
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "cupti_taken sample";
+  const CUptiResult status = cuptiSubscribe_v2(&subscriber, ignore, nullptr, &params);
+  std::printf("cupti_taken: own cuptiSubscribe_v2 -> %d\n", static_cast<int>(status));
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("cupti_taken: no GPU\n");

@@ -73,7 +73,9 @@ print(n)" 2>/dev/null)
   report ok "injected twice: exit 0, one 'CUPTI is already in use' line, 7 kernels traced by the other copy" ||
   { report FAIL "injected twice: exit $rc, $taken refusal lines, ${kernels:-0} kernels (expected 0, 1, 7)"; cat "$out/twice.err"; }
 
-# 3. The PyTorch profiler started inside a traced program.
+# 3. The PyTorch profiler started inside a traced program. CUPTI serves one
+#    tool per process: untraced, torch.profiler sees the GPU kernels; traced,
+#    cuptitrace has them, torch.profiler sees none, and cuptitrace said so at start.
 if python3 -c "import torch; assert torch.cuda.is_available()" >/dev/null 2>&1; then
   cat >"$out/torch_profiler.py" <<'PY'
 import sys, torch
@@ -83,19 +85,30 @@ with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
     for _ in range(20):
         y = torch.relu(x @ x)
     torch.cuda.synchronize()
-events = prof.key_averages()
-gpu = sum(1 for e in events if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA)
-print(f"torch_profiler: profiler ran, {len(events)} event kinds, {gpu} on the GPU")
+gpu = sum(1 for e in prof.events() if getattr(e, "device_type", None) == torch.autograd.DeviceType.CUDA)
+print(f"torch_profiler: profiler_gpu_events={gpu}")
 sys.exit(0)
 PY
+  python3 "$out/torch_profiler.py" >"$out/torch-untraced.out" 2>"$out/torch-untraced.err"
+  plain=$(sed -n 's/.*profiler_gpu_events=\([0-9]*\).*/\1/p' "$out/torch-untraced.out")
   "$cli" -o "$out/torch" -- python3 "$out/torch_profiler.py" >"$out/torch.out" 2>"$out/torch.err"
   rc=$?
+  seen=$(sed -n 's/.*profiler_gpu_events=\([0-9]*\).*/\1/p' "$out/torch.out")
   kernels=$(python3 -c "
 import json
 print(sum(1 for e in json.load(open('$out/torch.json'))['traceEvents'] if e.get('cat')=='kernel'))" 2>/dev/null)
-  cat "$out/torch.out"; grep -i -E "cupti|cuptitrace: wrote|tracing is off" "$out/torch.err" | head -5
-  [ "$rc" -eq 0 ] && report ok "PyTorch profiler inside a traced program: exit 0, our trace has ${kernels:-0} kernels" ||
+  cat "$out/torch-untraced.out" "$out/torch.out"; grep -i -E "cupti|cuptitrace: wrote|tracing is off" "$out/torch.err" | head -5
+  [ "$rc" -eq 0 ] && report ok "PyTorch profiler inside a traced program: exit 0" ||
     report FAIL "PyTorch profiler inside a traced program: exit $rc"
+  [ "${plain:-0}" -ge 40 ] && report ok "torch.profiler untraced: ${plain} GPU events (>= 40)" ||
+    report FAIL "torch.profiler untraced: ${plain:-none} GPU events, expected >= 40"
+  [ "${kernels:-0}" -ge 40 ] && report ok "torch.profiler traced: cuptitrace's trace has ${kernels} kernels (>= 40)" ||
+    report FAIL "torch.profiler traced: cuptitrace's trace has ${kernels:-no} kernels, expected >= 40"
+  [ "${seen:-x}" = 0 ] && report ok "torch.profiler traced: it records 0 GPU events, as CUPTI allows one tool" ||
+    report FAIL "torch.profiler traced: it recorded ${seen:-?} GPU events (expected 0: CUPTI is cuptitrace's)"
+  [ "$(grep -c 'torch.profiler will record no GPU activity' "$out/torch.err")" -eq 1 ] &&
+    report ok "torch.profiler traced: one line at start says torch.profiler records nothing" ||
+    report FAIL "torch.profiler traced: no (or more than one) line about torch.profiler on stderr"
 else
   echo "skip PyTorch profiler case: no torch with CUDA here"
 fi
