@@ -53,7 +53,8 @@ samples=()
 for cu in samples/*.cu; do
   s=$(basename "$cu" .cu)
   case $s in
-    cupti_taken | abnormal_end | contexts_streams | profiler_window | capture_steps | fork_children) ;;
+    cupti_taken | abnormal_end | contexts_streams | profiler_window | capture_steps | fork_children | \
+      busy_threads | segv_recover) ;;
     *) samples+=("$s") ;;
   esac
 done
@@ -130,6 +131,17 @@ else
     echo "gpu.merge: FAILED" | tee -a "$LOGS/tests.log"
     status=1
   fi
+  for t in signals threads; do
+    echo "== gpu.$t" | tee -a "$LOGS/tests.log"
+    args=("$BUILD/samples" "$lib")
+    [ "$t" = signals ] && args+=("$cli")
+    bash "tests/gpu/$t.sh" "${args[@]}" "$TRACES/$t" >>"$LOGS/tests.log" 2>&1
+    case $? in
+      0) echo "gpu.$t: Passed" | tee -a "$LOGS/tests.log" ;;
+      77) echo "gpu.$t: Skipped" | tee -a "$LOGS/tests.log" ;;
+      *) echo "gpu.$t: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+    esac
+  done
   echo "== gpu.bad_input" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/bad_input.sh "$BUILD/samples" "$lib" "$TRACES/bad-input" >>"$LOGS/tests.log" 2>&1; then
     echo "gpu.bad_input: Passed" | tee -a "$LOGS/tests.log"
