@@ -12,6 +12,9 @@ if [ ! -e /dev/nvidia0 ] || ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 rm -rf "$out" && mkdir -p "$out"
 ulimit -c 0  # SIGQUIT's default action dumps core
+# Job control: without it, bash starts background commands with SIGINT and
+# SIGQUIT ignored, and they would never see the signals sent below.
+set -m
 failures=0
 check() {  # check DESCRIPTION CONDITION...
   local what=$1; shift
@@ -31,6 +34,9 @@ run_and_signal() {  # run_and_signal traced|untraced MIN_LAUNCHES SIGNAL NAME [V
     sleep 0.1; waited=$((waited + 1))
     [ $waited -lt 600 ] || break
   done
+  # What had returned when the signal went: the trace must hold at least that
+  # (the program goes on launching while the trace is written).
+  last_launched "$out/$name.out" >"$out/$name.before"
   kill -s "$sig" "$pid"
   wait "$pid"
   echo $? >"$out/$name.rc"
@@ -52,7 +58,7 @@ for entry in TERM:143 INT:130 HUP:129 QUIT:131; do
   run_and_signal traced 20000 "$sig" "$sig" CUPTITRACE_OUTPUT="$out/$sig" CUPTITRACE_FORMAT=json,native
   plain=$(cat "$out/plain-$sig.rc") traced=$(cat "$out/$sig.rc")
   kernels=$(kernels_in "$out/$sig.json")
-  launched=$(last_launched "$out/$sig.out")
+  launched=$(cat "$out/$sig.before")
   grep -E "^cuptitrace: (SIG|wrote)" "$out/$sig.err" | cut -c1-200
   check "SIG$sig from outside: exit status $traced, untraced $plain (expected $want)" \
     [ "$traced" -eq "$want" -a "$plain" -eq "$want" ]
@@ -73,6 +79,7 @@ for _ in $(seq 300); do
   [ "$(last_launched "$out/$name.out")" -ge 300000 ] 2>/dev/null && break
   sleep 0.1
 done
+launched=$(last_launched "$out/$name.out")
 kill -TERM "$pid"
 for _ in $(seq 600); do
   grep -q "holds the whole trace" "$out/$name.err" && break
@@ -81,7 +88,6 @@ done
 kill -KILL "$pid" 2>/dev/null
 wait "$pid"
 rc=$?
-launched=$(last_launched "$out/$name.out")
 grep "^cuptitrace" "$out/$name.err" | cut -c1-200
 check "TERM then KILL: killed by SIGKILL (exit $rc)" [ "$rc" -eq 137 ]
 check "TERM then KILL: the journal was sealed before the outputs" grep -q "holds the whole trace" "$out/$name.err"
