@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "collectors/cupti_check.h"
+#include "collectors/cupti_layouts.h"
 #include "collectors/osrt_state.h"
 #include "core/journal.h"
 #include "core/log.h"
@@ -89,6 +90,11 @@ bool Tracer::startCollection() {
   uint32_t cuptiVersion = 0;
   cuptiGetVersion(&cuptiVersion);
   trace_.meta.cuptiVersion = cuptiVersion;
+  // Before anything is enabled: a libcupti whose records we cannot read is refused (collectors/cupti_layouts.h).
+  if (const LayoutDecision layout = checkLoadedCupti(cuptiVersion); !layout.supported()) {
+    std::fprintf(stderr, "%s\n", layout.message.c_str());
+    return false;
+  }
   // OS thread ids, so API records line up with nvtxNameOsThread and gettid.
   CUPTI_CHECK(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM));
 
