@@ -35,7 +35,9 @@ constexpr bool buildIsKnown() {
     if (v.apiVersion == CUPTI_API_VERSION) return true;
   return false;
 }
-static_assert(buildIsKnown(), "collectors/cupti_layouts.cpp: add this CUPTI_API_VERSION and check its record layouts");
+static_assert(
+    buildIsKnown(),
+    "collectors/cupti_layouts.cpp: add this CUPTI_API_VERSION and check its record layouts");
 
 // The 13.0 structs, as CUPTI 13.0 lays them out: a header that changed one of
 // them is not the release this table speaks of.
@@ -81,7 +83,8 @@ std::string cuptiVersionText(uint32_t version) {
   return "API " + std::to_string(version);
 }
 
-LayoutDecision chooseRecordLayout(uint32_t buildVersion, uint32_t loadedVersion, const std::string& libraryPath) {
+LayoutDecision chooseRecordLayout(uint32_t buildVersion, uint32_t loadedVersion,
+                                  const std::string& libraryPath) {
   LayoutDecision d;
   const RecordLayout built = layoutOf(buildVersion);
   const RecordLayout loaded = layoutOf(loadedVersion);
@@ -95,8 +98,9 @@ LayoutDecision chooseRecordLayout(uint32_t buildVersion, uint32_t loadedVersion,
     if (!readable.empty()) readable += ", ";
     readable += std::to_string(v.apiVersion);
   }
-  d.message = "cuptitrace: tracing is off for this process: the loaded CUPTI " + cuptiVersionText(loadedVersion) +
-              " (" + libraryPath + ") writes activity records this build cannot read (built for CUPTI " +
+  d.message = "cuptitrace: tracing is off for this process: the loaded CUPTI " +
+              cuptiVersionText(loadedVersion) + " (" + libraryPath +
+              ") writes activity records this build cannot read (built for CUPTI " +
               cuptiVersionText(buildVersion) + "; reads API versions " +
               (readable.empty() ? std::string("none") : readable) + "); the program runs untraced";
   return d;

@@ -28,7 +28,8 @@ struct LayoutDecision {
 // The layout records of `loadedVersion` (cuptiGetVersion) have, for a build
 // against `buildVersion` (CUPTI_API_VERSION); `libraryPath` names the loaded
 // libcupti in the refusal. A pure function: tests call it with any versions.
-LayoutDecision chooseRecordLayout(uint32_t buildVersion, uint32_t loadedVersion, const std::string& libraryPath);
+LayoutDecision chooseRecordLayout(uint32_t buildVersion, uint32_t loadedVersion,
+                                  const std::string& libraryPath);
 
 // The layout of the CUPTI API versions `version` (or None when unknown).
 RecordLayout layoutOf(uint32_t version);

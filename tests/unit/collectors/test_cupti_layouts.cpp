@@ -2,13 +2,12 @@
 // read (collectors/cupti_layouts.h), and the decoder reading through the
 // layout it chose.
 #include <catch2/catch.hpp>
-
 #include <string>
 
+#include "activity_fixture.h"
 #include "collectors/cupti_layouts.h"
 #include "collectors/cupti_versions.h"
 #include "collectors/decoder.h"
-#include "activity_fixture.h"
 
 using namespace cuptitrace;
 using cuptitrace::testing::asActivity;
@@ -18,7 +17,9 @@ namespace {
 
 const std::string kPath = "/opt/framework/lib/libcupti.so.13";
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // A kernel record as CUPTI 13.0 writes it (CUpti_ActivityKernel10).
 CUpti_ActivityKernel10 kernel13_0() {
@@ -49,7 +50,9 @@ TEST_CASE("cupti layouts: 13.0 and 13.0 Update 1 write the records we read") {
   CHECK(chooseRecordLayout(CUPTI_API_VERSION, CUPTI_API_VERSION, kPath).supported());
 }
 
-TEST_CASE("cupti layouts: another release is refused with one line naming both versions and the library") {
+TEST_CASE(
+    "cupti layouts: another release is refused with one line naming both versions and the "
+    "library") {
   // 13.1 and 13.2 (Kernel11, Device6, ...), a later 13.0 patch level not yet
   // checked, 12.9 Update 1 (Kernel9), 12.8, CUDA 11.8, and a failed query (0).
   for (const uint32_t loaded : {130100u, 130200u, 130002u, 28u, 26u, 18u, 0u}) {
@@ -66,7 +69,8 @@ TEST_CASE("cupti layouts: another release is refused with one line naming both v
   }
   CHECK(contains(chooseRecordLayout(130001, 130200, kPath).message, "CUPTI 13.2 (API 130200)"));
   CHECK(contains(chooseRecordLayout(130001, 28, kPath).message, "CUPTI API 28"));
-  CHECK(contains(chooseRecordLayout(130001, 28, kPath).message, "reads API versions 130000, 130001"));
+  CHECK(
+      contains(chooseRecordLayout(130001, 28, kPath).message, "reads API versions 130000, 130001"));
 }
 
 TEST_CASE("cupti layouts: a build the table does not know accepts nothing") {
