@@ -18,7 +18,6 @@
 #include "exporters/export_all.h"
 #include "exporters/reports.h"
 #include "injection/process_info.h"
-#include "injection/osrt_interpose.h"
 #include "injection/signals.h"
 
 extern char** environ;
@@ -195,14 +194,13 @@ void Tracer::startCapture() {
 }
 
 // The osrt activity: C library calls that block, recorded by the wrappers
-// (osrt_interpose.cpp), which the program reaches only when the library is
-// preloaded.
+// of the preload library (preload/), which the tracer connects to.
 void Tracer::startOsrt() {
-  if (!osrt::wrappersActive()) {
+  if (!osrt::connectPreloaded()) {
     logger().warn(
-        "osrt: C library calls are not recorded: the library must be preloaded (LD_PRELOAD={}, which the "
-        "cuptitrace command does when osrt is selected)",
-        "libcuptitrace.so");
+        "osrt: C library calls are not recorded: {} must be preloaded (LD_PRELOAD, which the cuptitrace "
+        "command sets when osrt is selected)",
+        "libcuptitrace-osrt.so");
     return;
   }
   osrtRecorder_.internNames(trace_.strings);

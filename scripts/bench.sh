@@ -57,7 +57,7 @@ declare -A envs=(
   [floor_all]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime,driver"
   [cuptitrace_all]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=all CUPTITRACE_SUMMARY=none"
   [cuptitrace_window]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none CUPTITRACE_CAPTURE=time:300ms+30ms"
-  [cuptitrace_osrt]="LD_PRELOAD=$lib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,osrt CUPTITRACE_SUMMARY=none"
+  [cuptitrace_osrt]="LD_PRELOAD=$(dirname "$lib")/libcuptitrace-osrt.so CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,osrt CUPTITRACE_SUMMARY=none"
   [untraced_threads]=""
   [floor_threads]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
   [cuptitrace_threads]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,nvtx CUPTITRACE_SUMMARY=none"
