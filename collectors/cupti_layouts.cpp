@@ -86,6 +86,7 @@ std::string cuptiVersionText(uint32_t version) {
 LayoutDecision chooseRecordLayout(uint32_t buildVersion, uint32_t loadedVersion,
                                   const std::string& libraryPath) {
   LayoutDecision d;
+  d.libraryPath = libraryPath;
   const RecordLayout built = layoutOf(buildVersion);
   const RecordLayout loaded = layoutOf(loadedVersion);
   if (built != RecordLayout::None && loaded == built) {

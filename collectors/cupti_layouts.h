@@ -21,7 +21,8 @@ enum class RecordLayout : uint8_t {
 
 struct LayoutDecision {
   RecordLayout layout = RecordLayout::None;
-  std::string message;  // one line, when refused
+  std::string message;      // one line, when refused
+  std::string libraryPath;  // the loaded libcupti
   bool supported() const { return layout != RecordLayout::None; }
 };
 

@@ -90,10 +90,12 @@ bool Tracer::startCollection() {
   cuptiGetVersion(&cuptiVersion);
   trace_.meta.cuptiVersion = cuptiVersion;
   // Before anything is enabled: a libcupti whose records we cannot read is refused (collectors/cupti_layouts.h).
-  if (const LayoutDecision layout = checkLoadedCupti(cuptiVersion); !layout.supported()) {
+  const LayoutDecision layout = checkLoadedCupti(cuptiVersion);
+  if (!layout.supported()) {
     std::fprintf(stderr, "%s\n", layout.message.c_str());
     return false;
   }
+  logger().info("CUPTI {} from {}", cuptiVersionText(cuptiVersion), layout.libraryPath);
   // OS thread ids, so API records line up with nvtxNameOsThread and gettid.
   CUPTI_CHECK(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM));
 

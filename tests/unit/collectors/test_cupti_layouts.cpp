@@ -44,6 +44,7 @@ TEST_CASE("cupti layouts: 13.0 and 13.0 Update 1 write the records we read") {
       CHECK(d.supported());
       CHECK(d.layout == RecordLayout::Cupti130);
       CHECK(d.message.empty());
+      CHECK(d.libraryPath == kPath);
     }
   }
   // This build is one of them, so the library it was built with is accepted.
