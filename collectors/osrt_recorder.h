@@ -62,6 +62,7 @@ class OsrtRecorder {
   uint64_t dropped_ = 0;             // no memory for a chunk, or past the cap
   uint64_t shortCalls_ = 0;          // below the threshold
   uint64_t tracerThreadCalls_ = 0;   // made on a thread found to be CUPTI's
+  std::atomic<uint64_t> unknownCalls_{0};  // call numbers past the ones this build knows
 };
 
 }  // namespace cuptitrace

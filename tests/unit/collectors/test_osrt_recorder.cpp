@@ -140,6 +140,19 @@ TEST_CASE("osrt: records of threads that ended are collected, and their counts k
   CHECK(trace.counters["osrt.recorded"] == 4 * 300);
 }
 
+TEST_CASE("osrt: a call number this build does not know is counted, not stored") {
+  Trace trace;
+  OsrtRecorder rec;
+  rec.internNames(trace.strings);
+  rec.record(static_cast<OsrtCall>(kOsrtCallCount + 3), 1, 100, 5000, 0);
+  rec.record(OsrtCall::Read, 1, 100, 5000, 0);
+  rec.collect(trace.store);
+  rec.publish(trace);
+  REQUIRE(all(trace.store).size() == 1);
+  CHECK(trace.strings.get(all(trace.store)[0].name) == "read");
+  CHECK(trace.counters["dropped.osrt_unknown_call"] == 1);
+}
+
 // ---- osrt_state: which calls are recorded --------------------------------------
 
 // The tracer's side (osrt_state) connected to the preload library's gate
