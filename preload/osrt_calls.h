@@ -1,7 +1,7 @@
 // The C library calls the osrt wrappers measure, by the name a user knows
-// them by (the fortified and 64-bit variants count as the plain call). The
-// number crosses from the preload library to the tracer (preload/osrt_abi.h):
-// append only.
+// them by (the fortified and 64-bit variants count as the plain call),
+// stored in ApiRecord::cbid and in native traces. The number crosses from
+// the preload library to the tracer (preload/osrt_abi.h): append only.
 #pragma once
 
 #include <cstddef>
