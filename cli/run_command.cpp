@@ -47,6 +47,11 @@ bool selectsOsrt() {
 
 }  // namespace
 
+std::string osrtLibraryBeside(const std::string& library) {
+  const size_t slash = library.rfind('/');
+  return (slash == std::string::npos ? std::string() : library.substr(0, slash + 1)) + "libcuptitrace-osrt.so";
+}
+
 std::string preloadWith(const char* current, const std::string& library) {
   const std::string list = current != nullptr ? current : "";
   // Already there: the list is left as it is.
@@ -127,9 +132,19 @@ int runCommand(int argc, char** argv) {
   }
   ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
   ::setenv("NVTX_INJECTION64_PATH", library.c_str(), 1);
-  // osrt: the library's wrappers of C library calls are reached only when it
-  // is preloaded; loaded by the CUDA driver alone, it is not in the lookup scope.
-  if (selectsOsrt()) ::setenv("LD_PRELOAD", preloadWith(std::getenv("LD_PRELOAD"), library).c_str(), 1);
+  // osrt: the wrappers of C library calls live in a small library of their
+  // own, reached only when preloaded. The program and every process it starts
+  // load it; only those that use CUDA load the tracer (and libcupti), which
+  // then connects to it.
+  if (selectsOsrt()) {
+    const std::string osrt = osrtLibraryBeside(library);
+    if (::access(osrt.c_str(), R_OK) != 0) {
+      std::fprintf(stderr, "cuptitrace: osrt needs %s beside the library; C library calls will not be recorded\n",
+                   osrt.c_str());
+    } else {
+      ::setenv("LD_PRELOAD", preloadWith(std::getenv("LD_PRELOAD"), osrt).c_str(), 1);
+    }
+  }
   ::execvp(argv[i], argv + i);
   std::fprintf(stderr, "cuptitrace: cannot run '%s': %s\n", argv[i], std::strerror(errno));
   return errno == ENOENT ? 127 : 126;

@@ -8,6 +8,9 @@ namespace cuptitrace::cli {
 
 int runCommand(int argc, char** argv);
 
+// The osrt preload library installed beside `library` (libcuptitrace.so).
+std::string osrtLibraryBeside(const std::string& library);
+
 // LD_PRELOAD's value `current` (may be null) with `library` first, unless it
 // is already in the list (entries split by colons or spaces).
 std::string preloadWith(const char* current, const std::string& library);

@@ -1,6 +1,8 @@
 // The one place that names the CUPTI record struct versions we read.
 // CUPTI 13.0 (CUPTI_API_VERSION 130001). When a newer toolkit adds a version,
-// change the alias here and the decoder's field reads if needed.
+// change the alias here and the decoder's field reads if needed, and the
+// table of releases that write these layouts (cupti_layouts.cpp): the loaded
+// libcupti is checked against it at start.
 #pragma once
 
 #include <cupti.h>

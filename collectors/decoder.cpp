@@ -115,6 +115,11 @@ void Decoder::decodeBuffer(uint8_t* buffer, size_t validSize) {
 
 void Decoder::decode(const CUpti_Activity* record) {
   if (record == nullptr) return;
+  // Every cast below is to a struct of CUPTI 13.0: never read another release's records through them.
+  if (layout_ != RecordLayout::Cupti130) {
+    ++wrongLayout_;
+    return;
+  }
   ++decoded_;
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -494,6 +499,7 @@ void Decoder::publishCounters() const {
   trace_.counters["cupti_records_decoded"] = decoded_;
   trace_.counters["unknown_records"] = unknown_;
   trace_.counters["dropped.unreadable_buffers"] = bufferErrors_;
+  if (wrongLayout_ != 0) trace_.counters["dropped.unknown_cupti_layout"] = wrongLayout_;
 }
 
 }  // namespace cuptitrace

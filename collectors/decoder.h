@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collectors/cupti_layouts.h"
 #include "core/kernel_filter.h"
 #include "core/trace.h"
 
@@ -17,7 +18,9 @@ namespace cuptitrace {
 
 class Decoder {
  public:
-  explicit Decoder(Trace& trace) : trace_(trace) {}
+  // Reads records in `layout` (collectors/cupti_layouts.h): the one chosen
+  // at start for the loaded libcupti. With None nothing is read, only counted.
+  explicit Decoder(Trace& trace, RecordLayout layout = activeRecordLayout()) : trace_(trace), layout_(layout) {}
 
   // Decodes every record in a completed CUPTI buffer.
   void decodeBuffer(uint8_t* buffer, size_t validSize);
@@ -48,6 +51,7 @@ class Decoder {
   void decodeName(const CUpti_Activity* record);
 
   Trace& trace_;
+  const RecordLayout layout_;
   // CUPTI keeps each distinct kernel name at one address for the process's
   // life, so a pointer lookup saves hashing the string per record.
   std::unordered_map<const char*, StringId> pointerIds_;
@@ -62,6 +66,7 @@ class Decoder {
   uint64_t decoded_ = 0;
   uint64_t unknown_ = 0;
   uint64_t bufferErrors_ = 0;
+  uint64_t wrongLayout_ = 0;  // records not read: the loaded CUPTI writes other layouts
 };
 
 // Name of an API call: CUPTI's callback name with the "_vNNNN" version

@@ -125,6 +125,11 @@ OsrtThreadQueue* OsrtRecorder::registerThread(uint32_t tid) {
 }
 
 void OsrtRecorder::record(OsrtCall call, uint32_t tid, uint64_t start, uint64_t end, uint32_t error) {
+  if (static_cast<size_t>(call) >= kOsrtCallCount) {
+    // From a preload library of a newer build that wraps more calls: no name for it here.
+    unknownCalls_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   OsrtThreadQueue* q = queue(tid);
   if (q == nullptr) return;  // no memory even for the first chunk
   if (end < start || end - start < threshold()) {
@@ -222,6 +227,8 @@ void OsrtRecorder::publish(Trace& trace) const {
   trace.counters["osrt.below_threshold"] = shortCalls;
   trace.counters["osrt.tracer_thread_calls"] = tracerThreadCalls_;
   trace.counters["dropped.osrt"] = dropped;
+  if (const uint64_t unknown = unknownCalls_.load(std::memory_order_relaxed); unknown != 0)
+    trace.counters["dropped.osrt_unknown_call"] = unknown;
 }
 
 }  // namespace cuptitrace

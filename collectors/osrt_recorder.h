@@ -1,5 +1,5 @@
 // C library calls that blocked a program thread (the osrt activity): what the
-// wrappers in injection/osrt_interpose.cpp measured, kept as ApiRecords of
+// wrappers in preload/osrt_interpose.cpp measured, kept as ApiRecords of
 // domain Osrt. Each thread appends to a queue of its own (one writer, the
 // thread; one reader, the drain thread), so recording takes no lock; the
 // drain thread moves the records into the store. No CUPTI here.
@@ -12,21 +12,9 @@
 #include <vector>
 
 #include "core/trace.h"
+#include "preload/osrt_calls.h"
 
 namespace cuptitrace {
-
-// The calls that are wrapped, by the name a user knows them by (the
-// fortified and 64-bit variants count as the plain call). Stored in
-// ApiRecord::cbid.
-enum class OsrtCall : uint16_t {
-  Open, Openat, Creat, Read, Pread, Readv, Write, Pwrite, Writev,
-  Fopen, Fclose, Fread, Fwrite, Fgets, Fflush, Fsync, Fdatasync,
-  Nanosleep, ClockNanosleep, Usleep, Sleep,
-  MutexLock, CondWait, CondTimedwait, CondClockwait,
-  Ioctl, Poll, Ppoll, Select, Pselect, EpollWait, EpollPwait,
-  Count
-};
-inline constexpr size_t kOsrtCallCount = static_cast<size_t>(OsrtCall::Count);
 
 const char* osrtCallName(OsrtCall call);  // "read", "pthread_mutex_lock", ...
 
@@ -74,6 +62,7 @@ class OsrtRecorder {
   uint64_t dropped_ = 0;             // no memory for a chunk, or past the cap
   uint64_t shortCalls_ = 0;          // below the threshold
   uint64_t tracerThreadCalls_ = 0;   // made on a thread found to be CUPTI's
+  std::atomic<uint64_t> unknownCalls_{0};  // call numbers past the ones this build knows
 };
 
 }  // namespace cuptitrace

@@ -1,102 +1,126 @@
 #include "collectors/osrt_state.h"
 
-#include <pthread.h>
+#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <atomic>
 #include <mutex>
 
 namespace cuptitrace::osrt {
-
-namespace detail {
-std::atomic<bool> armed{false};
-}
-
 namespace {
 
+std::atomic<const cuptitrace_osrt_v1*> gApi{nullptr};
 std::atomic<OsrtRecorder*> gRecorder{nullptr};
-std::atomic<Clock> gClock{nullptr};
 
-// Plain data, zero at thread start: reading it needs no initialisation guard.
-struct ThreadState {
-  bool busy;      // inside a recorded call or the tracer's code
-  bool tracer;    // a thread of the tracer or of CUPTI
-  bool flushing;  // the tracer is flushing CUPTI on this thread
-  uint32_t tid;
-};
-thread_local ThreadState tState;
+// The flags of threads while no preload library is connected: nothing reads
+// them but this file, and they keep the functions below meaningful.
+thread_local cuptitrace_osrt_v1_thread tLocal;
 
-uint32_t currentTid() {
-  if (tState.tid == 0) tState.tid = static_cast<uint32_t>(::syscall(SYS_gettid));
-  return tState.tid;
+cuptitrace_osrt_v1_thread& flags() {
+  const cuptitrace_osrt_v1* api = gApi.load(std::memory_order_acquire);
+  if (api != nullptr) {
+    if (cuptitrace_osrt_v1_thread* t = api->thread()) return *t;
+  }
+  return tLocal;
 }
 
-// CUPTI does not survive fork, and nothing would collect the child's records.
-void disarmInChild() {
-  detail::armed.store(false, std::memory_order_relaxed);
-  tState.tid = 0;
+uint32_t currentTid(cuptitrace_osrt_v1_thread& t) {
+  if (t.tid == 0) t.tid = static_cast<uint32_t>(::syscall(SYS_gettid));
+  return t.tid;
 }
+
+void recordCall(void* context, uint16_t call, uint32_t tid, uint64_t start, uint64_t end,
+                uint32_t error) {
+  static_cast<OsrtRecorder*>(context)->record(static_cast<OsrtCall>(call), tid, start, end, error);
+}
+
+// The sink handed to the preload library. Never freed: a wrapper may still be
+// reading the previous one. One per (recorder, clock), so re-arming with each
+// capture window allocates nothing.
+const cuptitrace_osrt_v1_sink* sinkFor(OsrtRecorder* recorder, Clock clock) {
+  static std::mutex mutex;
+  static cuptitrace_osrt_v1_sink* last = nullptr;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (last == nullptr || last->context != recorder || last->clock != clock)
+    last = new cuptitrace_osrt_v1_sink{clock, recordCall, recorder};
+  return last;
+}
+
+// Whether the program's lookups of a wrapped call find the preload library's
+// definition, that is whether it was preloaded ahead of the C library.
+bool wrappersReached(const void* attach) {
+  void* found = ::dlsym(RTLD_DEFAULT, "nanosleep");
+  Dl_info theirs{}, ours{};
+  if (found == nullptr || ::dladdr(found, &theirs) == 0 || ::dladdr(attach, &ours) == 0)
+    return false;
+  return theirs.dli_fbase == ours.dli_fbase;
+}
+
+// When the tracer loads, before any thread of ours exists: from then on the
+// flags our threads set are the ones the wrappers read.
+__attribute__((constructor)) void connectAtLoad() { connectPreloaded(); }
 
 }  // namespace
 
-void arm(OsrtRecorder* recorder, Clock clock) {
-  static std::once_flag atforkOnce;
-  std::call_once(atforkOnce, [] { ::pthread_atfork(nullptr, nullptr, disarmInChild); });
-  gRecorder.store(recorder, std::memory_order_release);
-  gClock.store(clock, std::memory_order_release);
-  detail::armed.store(recorder != nullptr && clock != nullptr, std::memory_order_release);
+bool connectPreloaded() {
+  if (connected()) return true;
+  void* attach = ::dlsym(RTLD_DEFAULT, CUPTITRACE_OSRT_V1_ATTACH);
+  if (attach == nullptr || !wrappersReached(attach)) {
+    ::dlerror();
+    return false;
+  }
+  const cuptitrace_osrt_v1* api = reinterpret_cast<cuptitrace_osrt_v1_attach_fn>(attach)();
+  // An older v1 library lacks nothing we call; a struct smaller than v1's is not v1.
+  if (api == nullptr || api->size < sizeof(cuptitrace_osrt_v1) || api->arm == nullptr ||
+      api->thread == nullptr)
+    return false;
+  connect(api);
+  return true;
 }
 
-void disarm() { detail::armed.store(false, std::memory_order_release); }
+void connect(const cuptitrace_osrt_v1* api) { gApi.store(api, std::memory_order_release); }
+
+bool connected() { return gApi.load(std::memory_order_acquire) != nullptr; }
+
+void arm(OsrtRecorder* recorder, Clock clock) {
+  const cuptitrace_osrt_v1* api = gApi.load(std::memory_order_acquire);
+  if (api == nullptr) return;
+  gRecorder.store(recorder, std::memory_order_release);
+  const TracerScope ours;  // the sink's lock is ours
+  api->arm(recorder != nullptr && clock != nullptr ? sinkFor(recorder, clock) : nullptr);
+}
+
+void disarm() {
+  if (const cuptitrace_osrt_v1* api = gApi.load(std::memory_order_acquire)) api->arm(nullptr);
+}
 
 void markTracerThread() {
-  ThreadState& t = tState;
-  if (t.tracer) return;
-  t.tracer = true;
-  const bool wasBusy = t.busy;
-  t.busy = true;  // the recorder's lock below is ours
-  if (OsrtRecorder* r = gRecorder.load(std::memory_order_acquire)) r->dropCallingThread(currentTid());
+  cuptitrace_osrt_v1_thread& t = flags();
+  if (t.tracer != 0) return;
+  t.tracer = 1;
+  const uint8_t wasBusy = t.busy;
+  t.busy = 1;  // the recorder's lock below is ours
+  if (OsrtRecorder* r = gRecorder.load(std::memory_order_acquire))
+    r->dropCallingThread(currentTid(t));
   t.busy = wasBusy;
 }
 
 void cuptiCallbackThread() {
-  const ThreadState& t = tState;
-  if (t.tracer || t.flushing) return;
+  cuptitrace_osrt_v1_thread& t = flags();
+  if (t.tracer != 0 || t.flushing != 0) return;
   // CUPTI may complete a context's buffers on the thread that destroys it;
   // that is most often the main thread, which must stay recorded.
-  if (currentTid() == static_cast<uint32_t>(::getpid())) return;
+  if (currentTid(t) == static_cast<uint32_t>(::getpid())) return;
   markTracerThread();
 }
 
-bool isTracerThread() { return tState.tracer; }
+bool isTracerThread() { return flags().tracer != 0; }
 
-TracerScope::TracerScope() : previous_(tState.busy) { tState.busy = true; }
-TracerScope::~TracerScope() { tState.busy = previous_; }
+TracerScope::TracerScope() : flags_(&flags()), previous_(flags_->busy) { flags_->busy = 1; }
+TracerScope::~TracerScope() { flags_->busy = previous_; }
 
-FlushScope::FlushScope() : previous_(tState.flushing) { tState.flushing = true; }
-FlushScope::~FlushScope() { tState.flushing = previous_; }
-
-bool begin(uint64_t* start) {
-  ThreadState& t = tState;
-  if (t.busy || t.tracer) return false;
-  const Clock clock = gClock.load(std::memory_order_acquire);
-  if (clock == nullptr) return false;
-  t.busy = true;  // whatever the clock and the real call do inside is not recorded again
-  *start = clock();
-  return true;
-}
-
-void end(OsrtCall call, uint64_t start, uint32_t error) {
-  const int savedErrno = errno;
-  const Clock clock = gClock.load(std::memory_order_acquire);
-  OsrtRecorder* recorder = gRecorder.load(std::memory_order_acquire);
-  if (clock != nullptr && recorder != nullptr && armed()) {
-    const uint64_t stop = clock();
-    recorder->record(call, currentTid(), start, stop, error);
-  }
-  tState.busy = false;
-  errno = savedErrno;
-}
+FlushScope::FlushScope() : flags_(&flags()), previous_(flags_->flushing) { flags_->flushing = 1; }
+FlushScope::~FlushScope() { flags_->flushing = previous_; }
 
 }  // namespace cuptitrace::osrt

@@ -1,33 +1,35 @@
-// Whether the C library wrappers (injection/osrt_interpose.cpp) record, and
-// which threads they leave alone. The wrappers run inside every wrapped call
-// of the program, from before the tracer starts to after it ends, and on
-// threads that are not the program's: this is what keeps them harmless.
+// The tracer's side of the osrt activity: it connects to the preload library
+// that holds the wrappers of C library calls (libcuptitrace-osrt.so,
+// preload/osrt_abi.h), arms it with the recorder, and tells it which threads
+// are the tracer's. The wrappers themselves decide per call (preload/osrt_gate.h):
 //
-// - Off (not armed), a wrapper costs one load and one branch.
 // - Calls on the tracer's own threads, and on CUPTI's, are never recorded.
-// - Calls made while the thread is already inside a recorded call or inside
-//   the tracer's own code (a lock taken by the recorder, a clock read) pass
-//   straight through: no recursion, no records of ourselves.
+// - Calls made while a program thread runs the tracer's code (TracerScope)
+//   are not recorded.
+//
+// Without the preload library (osrt not selected, or the library not
+// preloaded) every function here still works and records nothing.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
 #include "collectors/osrt_recorder.h"
+#include "preload/osrt_abi.h"
 
 namespace cuptitrace::osrt {
 
-namespace detail {
-extern std::atomic<bool> armed;
-}
-
-// One relaxed load: the whole cost of a wrapper while recording is off.
-inline bool armed() { return detail::armed.load(std::memory_order_relaxed); }
+// Looks for the preload library (done once when the tracer loads, before
+// any thread of ours exists). True when it is there and the program's calls
+// reach its wrappers (it was preloaded, not merely loaded).
+bool connectPreloaded();
+// Connects to `api` directly (tests: the gate linked in), or disconnects (null).
+void connect(const cuptitrace_osrt_v1* api);
+bool connected();
 
 using Clock = uint64_t (*)();  // ns on the trace clock
 
 // Starts recording into `recorder` (which must outlive recording), timing
-// with `clock`. A forked child stops recording.
+// with `clock`. A forked child stops recording. Nothing without a connection.
 void arm(OsrtRecorder* recorder, Clock clock);
 // Stops recording; calls in progress are not recorded.
 void disarm();
@@ -51,7 +53,8 @@ class TracerScope {
   TracerScope& operator=(const TracerScope&) = delete;
 
  private:
-  bool previous_;
+  cuptitrace_osrt_v1_thread* flags_;
+  uint8_t previous_;
 };
 
 // While alive, CUPTI buffers completed on the calling thread are the
@@ -64,12 +67,8 @@ class FlushScope {
   FlushScope& operator=(const FlushScope&) = delete;
 
  private:
-  bool previous_;
+  cuptitrace_osrt_v1_thread* flags_;
+  uint8_t previous_;
 };
-
-// Around one wrapped call, once armed() said yes: begin() before the real
-// call (false: this call is not recorded), end() after it. end() keeps errno.
-bool begin(uint64_t* start);
-void end(OsrtCall call, uint64_t start, uint32_t error);
 
 }  // namespace cuptitrace::osrt

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "collectors/cupti_check.h"
+#include "collectors/cupti_layouts.h"
 #include "collectors/osrt_state.h"
 #include "core/journal.h"
 #include "core/log.h"
@@ -20,7 +21,6 @@
 #include "exporters/reports.h"
 #include "collectors/cupti_peers.h"
 #include "injection/process_info.h"
-#include "injection/osrt_interpose.h"
 #include "injection/signals.h"
 
 extern char** environ;
@@ -108,6 +108,13 @@ bool Tracer::startCollection() {
   uint32_t cuptiVersion = 0;
   cuptiGetVersion(&cuptiVersion);
   trace_.meta.cuptiVersion = cuptiVersion;
+  // Before anything is enabled: a libcupti whose records we cannot read is refused (collectors/cupti_layouts.h).
+  const LayoutDecision layout = checkLoadedCupti(cuptiVersion);
+  if (!layout.supported()) {
+    std::fprintf(stderr, "%s\n", layout.message.c_str());
+    return false;
+  }
+  logger().info("CUPTI {} from {}", cuptiVersionText(cuptiVersion), layout.libraryPath);
   // OS thread ids, so API records line up with nvtxNameOsThread and gettid.
   CUPTI_CHECK(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM));
 
@@ -226,14 +233,13 @@ void Tracer::startCapture() {
 }
 
 // The osrt activity: C library calls that block, recorded by the wrappers
-// (osrt_interpose.cpp), which the program reaches only when the library is
-// preloaded.
+// of the preload library (preload/), which the tracer connects to.
 void Tracer::startOsrt() {
-  if (!osrt::wrappersActive()) {
+  if (!osrt::connectPreloaded()) {
     logger().warn(
-        "osrt: C library calls are not recorded: the library must be preloaded (LD_PRELOAD={}, which the "
-        "cuptitrace command does when osrt is selected)",
-        "libcuptitrace.so");
+        "osrt: C library calls are not recorded: {} must be preloaded (LD_PRELOAD, which the cuptitrace "
+        "command sets when osrt is selected)",
+        "libcuptitrace-osrt.so");
     return;
   }
   osrtRecorder_.internNames(trace_.strings);

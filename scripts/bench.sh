@@ -12,8 +12,8 @@
 # live context while attached. With N=1000000 and the window 1 s in: 1.00-1.01
 # against untraced on an H200; a window that never detaches (signal) 1.15-1.18.
 # With the default N the window and the 100 ms before the detach weigh more.
-# The row cuptitrace_osrt adds the osrt activity (the library preloaded, its C
-# library wrappers recording) to the default kinds; it is compared with
+# The row cuptitrace_osrt adds the osrt activity (libcuptitrace-osrt.so
+# preloaded, its C library wrappers recording) to the default kinds; it is compared with
 # floor_default. The *_threads rows run the loop from THREADS host threads at
 # once, each on its own stream with an NVTX range around each launch
 # (launch_loop threads=T): shared locks on the launching threads show there.
@@ -41,9 +41,10 @@ PIN=${PIN-taskset -c 2-7}
 loop=$BUILD/bench/launch_loop
 floor=$BUILD/bench/libfloor_consumer.so
 lib=$BUILD/injection/libcuptitrace.so
+osrtlib=$BUILD/injection/libcuptitrace-osrt.so
 out=${OUT:-/tmp}/bench
 mkdir -p "$out"
-for f in "$loop" "$floor" "$lib"; do
+for f in "$loop" "$floor" "$lib" "$osrtlib"; do
   [ -e "$f" ] || { echo "bench: $f is missing (build targets launch_loop floor_consumer cuptitrace_injection)" >&2; exit 2; }
 done
 
@@ -57,7 +58,7 @@ declare -A envs=(
   [floor_all]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime,driver"
   [cuptitrace_all]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=all CUPTITRACE_SUMMARY=none"
   [cuptitrace_window]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none CUPTITRACE_CAPTURE=time:300ms+30ms"
-  [cuptitrace_osrt]="LD_PRELOAD=$lib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,osrt CUPTITRACE_SUMMARY=none"
+  [cuptitrace_osrt]="LD_PRELOAD=$osrtlib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,osrt CUPTITRACE_SUMMARY=none"
   [untraced_threads]=""
   [floor_threads]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
   [cuptitrace_threads]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,nvtx CUPTITRACE_SUMMARY=none"

@@ -33,7 +33,7 @@ cli=$(find "$BUILD" -name cuptitrace -type f -perm -u+x -not -path '*/CMakeFiles
 echo "== GPU"
 nvidia-smi -L || echo "gpu-test: nvidia-smi -L failed"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
-for f in "$lib" "$cli"; do
+for f in "$lib" "$cli" "$(dirname "${lib:-.}")/libcuptitrace-osrt.so"; do
   if [ -z "$f" ]; then
     echo "gpu-test: libcuptitrace.so or the cuptitrace command is not in $BUILD (build it first)" >&2
     exit 2

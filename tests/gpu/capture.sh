@@ -171,9 +171,9 @@ run signal_usr1_unused "grids= launches=0 windows=0" \
 run time "grid_span=3..7 memsets=0 windows=1:490..520" \
   CUPTITRACE_CAPTURE=time:1s+500ms -- capture_steps time
 # C library calls follow the window too: of the 20 sleeps of 100 ms, the 4-6
-# in the 500 ms window (the library preloaded, as the cuptitrace command does).
+# in the 500 ms window (the osrt library preloaded, as the cuptitrace command does).
 run time_osrt "grid_span=3..7 osrt=3..7 windows=1:490..520" \
-  LD_PRELOAD="$lib" CUPTITRACE_ACTIVITIES=default,osrt CUPTITRACE_CAPTURE=time:1s+500ms -- capture_steps time
+  LD_PRELOAD="$(dirname "$lib")/libcuptitrace-osrt.so" CUPTITRACE_ACTIVITIES=default,osrt CUPTITRACE_CAPTURE=time:1s+500ms -- capture_steps time
 run exclude "grids=7x3,8x3,9x3,10x3 launches=12 counter=filtered.kernels:18 counter=filtered.launch_calls:18" \
   'CUPTITRACE_KERNEL_EXCLUDE=iteration_kernel<[1-6]>' -- profiler_window
 run include "grids=7x3 launches=3 counter=filtered.kernels:27" \

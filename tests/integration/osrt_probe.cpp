@@ -1,5 +1,7 @@
-// Makes each kind of wrapped C library call, with the osrt wrappers preloaded
-// (LD_PRELOAD=libosrt_test_preload.so, see osrt_test_sink.cpp), and checks
+// Makes each kind of wrapped C library call, with the osrt preload library
+// preloaded (LD_PRELOAD=libcuptitrace-osrt.so) and a stand-in for the tracer
+// loaded privately, as the CUDA driver loads the tracer (the first argument:
+// libosrt_test_sink.so, see osrt_test_sink.cpp), and checks
 // what was recorded: which calls, on which thread, how long, with which
 // error; that short calls, uncontended locks, calls on a tracer thread, in a
 // forked child and after recording stops are not recorded; that errno and
@@ -207,15 +209,29 @@ void notRecorded(uint32_t me) {
 
 }  // namespace
 
-int main() {
-  arm = reinterpret_cast<ArmFn>(::dlsym(RTLD_DEFAULT, "osrt_test_arm"));
-  disarm = reinterpret_cast<VoidFn>(::dlsym(RTLD_DEFAULT, "osrt_test_disarm"));
-  markTracerThread = reinterpret_cast<VoidFn>(::dlsym(RTLD_DEFAULT, "osrt_test_mark_tracer_thread"));
-  countFn = reinterpret_cast<CountFn>(::dlsym(RTLD_DEFAULT, "osrt_test_count"));
-  counter = reinterpret_cast<CounterFn>(::dlsym(RTLD_DEFAULT, "osrt_test_counter"));
-  if (!arm || !disarm || !markTracerThread || !countFn || !counter) {
-    std::fprintf(stderr, "osrt_probe: run it with LD_PRELOAD=libosrt_test_preload.so\n");
+int main(int argc, char** argv) {
+  // Privately, as the driver loads the tracer: the sink must find the
+  // preload library by its attach name, not by being in the global scope.
+  void* sink = argc > 1 ? ::dlopen(argv[1], RTLD_NOW | RTLD_LOCAL) : nullptr;
+  if (sink == nullptr) {
+    std::fprintf(stderr, "osrt_probe: usage: LD_PRELOAD=libcuptitrace-osrt.so osrt_probe libosrt_test_sink.so (%s)\n",
+                 ::dlerror());
     return 2;
+  }
+  arm = reinterpret_cast<ArmFn>(::dlsym(sink, "osrt_test_arm"));
+  disarm = reinterpret_cast<VoidFn>(::dlsym(sink, "osrt_test_disarm"));
+  markTracerThread = reinterpret_cast<VoidFn>(::dlsym(sink, "osrt_test_mark_tracer_thread"));
+  countFn = reinterpret_cast<CountFn>(::dlsym(sink, "osrt_test_count"));
+  counter = reinterpret_cast<CounterFn>(::dlsym(sink, "osrt_test_counter"));
+  using ConnectedFn = int (*)();
+  const auto connected = reinterpret_cast<ConnectedFn>(::dlsym(sink, "osrt_test_connected"));
+  if (!arm || !disarm || !markTracerThread || !countFn || !counter || !connected) {
+    std::fprintf(stderr, "osrt_probe: %s is not the test sink\n", argv[1]);
+    return 2;
+  }
+  if (!connected()) {
+    std::fprintf(stderr, "osrt_probe: FAIL the sink did not find the preloaded libcuptitrace-osrt.so\n");
+    return 1;
   }
   const uint32_t me = currentTid();
   char dir[] = "/tmp/osrt_probe.XXXXXX";

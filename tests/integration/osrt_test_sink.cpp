@@ -1,7 +1,8 @@
-// The osrt wrappers without the tracer: built into a preloadable library with
-// injection/osrt_interpose.cpp and the recorder, this stands in for the
-// tracer (arms recording with a monotonic clock, collects the records) and
-// answers osrt_probe's questions through a few exported functions.
+// A stand-in for the tracer's osrt side: built with the tracer's own
+// osrt_state.cpp and the recorder into a library that osrt_probe loads
+// privately, it connects to the preloaded libcuptitrace-osrt.so as the
+// tracer does, arms recording with a monotonic clock, collects the records,
+// and answers osrt_probe's questions through a few exported functions.
 #include <time.h>
 
 #include <cstdint>
@@ -30,6 +31,8 @@ struct Sink {
 Sink* gSink = nullptr;  // replaced on each arm; the old one is kept (a wrapper may still use it)
 
 }  // namespace
+
+SINK_API int osrt_test_connected(void) { return osrt::connectPreloaded() ? 1 : 0; }
 
 SINK_API void osrt_test_arm(uint64_t thresholdNs) {
   const osrt::TracerScope ours;

@@ -2,10 +2,17 @@
 
 #include "cli/run_command.h"
 
+using cuptitrace::cli::osrtLibraryBeside;
 using cuptitrace::cli::preloadWith;
 
-TEST_CASE("run: with osrt the library goes first in LD_PRELOAD, once") {
-  const std::string lib = "/opt/cuptitrace/lib/libcuptitrace.so";
+TEST_CASE("run: the osrt preload library is the one beside the tracer") {
+  CHECK(osrtLibraryBeside("/opt/cuptitrace/lib/libcuptitrace.so") == "/opt/cuptitrace/lib/libcuptitrace-osrt.so");
+  CHECK(osrtLibraryBeside("build/injection/libcuptitrace.so") == "build/injection/libcuptitrace-osrt.so");
+  CHECK(osrtLibraryBeside("libcuptitrace.so") == "libcuptitrace-osrt.so");
+}
+
+TEST_CASE("run: with osrt the preload library goes first in LD_PRELOAD, once") {
+  const std::string lib = "/opt/cuptitrace/lib/libcuptitrace-osrt.so";
   CHECK(preloadWith(nullptr, lib) == lib);
   CHECK(preloadWith("", lib) == lib);
   CHECK(preloadWith("/usr/lib/libjemalloc.so", lib) == lib + ":/usr/lib/libjemalloc.so");

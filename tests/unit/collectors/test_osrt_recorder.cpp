@@ -8,6 +8,7 @@
 
 #include "collectors/osrt_recorder.h"
 #include "collectors/osrt_state.h"
+#include "preload/osrt_gate.h"
 
 using namespace cuptitrace;
 
@@ -139,7 +140,44 @@ TEST_CASE("osrt: records of threads that ended are collected, and their counts k
   CHECK(trace.counters["osrt.recorded"] == 4 * 300);
 }
 
+TEST_CASE("osrt: a call number this build does not know is counted, not stored") {
+  Trace trace;
+  OsrtRecorder rec;
+  rec.internNames(trace.strings);
+  rec.record(static_cast<OsrtCall>(kOsrtCallCount + 3), 1, 100, 5000, 0);
+  rec.record(OsrtCall::Read, 1, 100, 5000, 0);
+  rec.collect(trace.store);
+  rec.publish(trace);
+  REQUIRE(all(trace.store).size() == 1);
+  CHECK(trace.strings.get(all(trace.store)[0].name) == "read");
+  CHECK(trace.counters["dropped.osrt_unknown_call"] == 1);
+}
+
 // ---- osrt_state: which calls are recorded --------------------------------------
+
+// The tracer's side (osrt_state) connected to the preload library's gate
+// (preload/osrt_gate.cpp, linked in here), as it is once the tracer loads.
+namespace wrap = cuptitrace::preload;
+namespace {
+uint16_t callId(OsrtCall call) { return static_cast<uint16_t>(call); }
+}  // namespace
+
+TEST_CASE("osrt state: without the preload library nothing is armed, scopes still nest") {
+  osrt::connect(nullptr);
+  CHECK_FALSE(osrt::connectPreloaded());  // the gate is linked in, not preloaded: its wrappers are not reached
+  CHECK_FALSE(osrt::connected());
+  OsrtRecorder rec;
+  osrt::arm(&rec, fakeClock);
+  CHECK_FALSE(wrap::armed());
+  {
+    const osrt::TracerScope ours;
+    std::thread([] {
+      osrt::markTracerThread();
+      CHECK(osrt::isTracerThread());
+    }).join();
+  }
+  CHECK_FALSE(osrt::isTracerThread());
+}
 
 TEST_CASE("osrt state: only armed, outermost calls of program threads are recorded") {
   Trace trace;
@@ -147,29 +185,32 @@ TEST_CASE("osrt state: only armed, outermost calls of program threads are record
   rec.internNames(trace.strings);
   uint64_t start = 0;
 
+  osrt::connect(cuptitrace_osrt_v1_attach());
+  REQUIRE(osrt::connected());
+  REQUIRE(cuptitrace_osrt_v1_attach()->size == sizeof(cuptitrace_osrt_v1));
   osrt::disarm();
-  CHECK_FALSE(osrt::armed());
+  CHECK_FALSE(wrap::armed());
   osrt::arm(&rec, fakeClock);
-  REQUIRE(osrt::armed());
+  REQUIRE(wrap::armed());
 
-  REQUIRE(osrt::begin(&start));
+  REQUIRE(wrap::begin(&start));
   uint64_t nested = 0;
-  CHECK_FALSE(osrt::begin(&nested));  // a call made inside a recorded call
+  CHECK_FALSE(wrap::begin(&nested));  // a call made inside a recorded call
   errno = 42;
-  osrt::end(OsrtCall::Usleep, start, 0);
+  wrap::end(callId(OsrtCall::Usleep), start, 0);
   CHECK(errno == 42);  // end() leaves the program's errno as it was
 
   {
     const osrt::TracerScope ours;  // the tracer's own code on a program thread
-    CHECK_FALSE(osrt::begin(&nested));
+    CHECK_FALSE(wrap::begin(&nested));
   }
-  REQUIRE(osrt::begin(&start));  // outside the scope again
-  osrt::end(OsrtCall::Sleep, start, 0);
+  REQUIRE(wrap::begin(&start));  // outside the scope again
+  wrap::end(callId(OsrtCall::Sleep), start, 0);
 
   std::thread([&] {
     osrt::markTracerThread();
     uint64_t s = 0;
-    CHECK_FALSE(osrt::begin(&s));
+    CHECK_FALSE(wrap::begin(&s));
     CHECK(osrt::isTracerThread());
   }).join();
   std::thread([&] {
@@ -183,13 +224,14 @@ TEST_CASE("osrt state: only armed, outermost calls of program threads are record
   }).join();
   CHECK_FALSE(osrt::isTracerThread());  // the main thread stays the program's
 
-  REQUIRE(osrt::begin(&start));
+  REQUIRE(wrap::begin(&start));
   osrt::disarm();
-  osrt::end(OsrtCall::Read, start, 0);  // ended after recording stopped: not kept
+  wrap::end(callId(OsrtCall::Read), start, 0);  // ended after recording stopped: not kept
   rec.collect(trace.store);
   const auto records = all(trace.store);
   REQUIRE(records.size() == 2);
   CHECK(trace.strings.get(records[0].name) == "usleep");
   CHECK(trace.strings.get(records[1].name) == "sleep");
   CHECK(records[0].end > records[0].start);
+  osrt::connect(nullptr);
 }

@@ -1,9 +1,9 @@
 // Wrappers of the C library calls that block a thread (the osrt activity):
 // each is defined here under the C library's own name, so that with the
 // library preloaded the program's calls land here first. A wrapper forwards
-// to the next definition (dlsym(RTLD_NEXT), looked up once) and, when osrt
-// recording is armed, times the call and hands it to the recorder
-// (collectors/osrt_state.h says which calls and threads are left alone).
+// to the next definition (dlsym(RTLD_NEXT), looked up once) and, when a
+// tracer armed osrt recording, times the call and hands it to the tracer's
+// sink (preload/osrt_gate.h says which calls and threads are left alone).
 //
 // Mutex locks are timed only when contended: a trylock comes first, and only
 // a lock that is busy is waited for and timed.
@@ -13,8 +13,6 @@
 // of read, fgets, ... must not be defined in this file.
 #undef _FORTIFY_SOURCE
 #undef _FILE_OFFSET_BITS
-
-#include "injection/osrt_interpose.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -33,9 +31,10 @@
 #include <cerrno>
 #include <type_traits>
 
-#include "collectors/osrt_state.h"
+#include "preload/osrt_calls.h"
+#include "preload/osrt_gate.h"
 
-namespace cuptitrace::osrt {
+namespace cuptitrace::preload {
 namespace {
 
 // The next definition of a C library function, looked up on first use (or
@@ -96,7 +95,7 @@ auto timedCall(Next<Fn>& next, OsrtCall what, Fails how, A... args) {
   uint64_t start = 0;
   if (!armed() || !begin(&start)) return real(args...);
   const R result = real(args...);
-  end(what, start, errorOf(how, result));
+  end(static_cast<uint16_t>(what), start, errorOf(how, result));
   return result;
 }
 
@@ -166,23 +165,12 @@ __attribute__((constructor)) void resolveAll() {
 
 }  // namespace
 
-bool wrappersActive() {
-  // The definition the program's lookups find, and ours, are in one object
-  // only when the library was preloaded.
-  void* found = ::dlsym(RTLD_DEFAULT, "nanosleep");
-  Dl_info theirs{}, ours{};
-  if (found == nullptr || ::dladdr(found, &theirs) == 0 ||
-      ::dladdr(reinterpret_cast<void*>(&wrappersActive), &ours) == 0)
-    return false;
-  return theirs.dli_fbase == ours.dli_fbase;
-}
-
-}  // namespace cuptitrace::osrt
+}  // namespace cuptitrace::preload
 
 using cuptitrace::OsrtCall;
-using cuptitrace::osrt::Fails;
-using cuptitrace::osrt::timedCall;
-namespace wrap = cuptitrace::osrt;
+using cuptitrace::preload::Fails;
+using cuptitrace::preload::timedCall;
+namespace wrap = cuptitrace::preload;
 
 #define OSRT_WRAPPER extern "C" __attribute__((visibility("default")))
 
@@ -329,7 +317,7 @@ OSRT_WRAPPER int pthread_mutex_lock(pthread_mutex_t* mutex) noexcept {
   uint64_t start = 0;
   if (!wrap::begin(&start)) return lock(mutex);
   const int result = lock(mutex);
-  wrap::end(OsrtCall::MutexLock, start, static_cast<uint32_t>(result));
+  wrap::end(static_cast<uint16_t>(OsrtCall::MutexLock), start, static_cast<uint32_t>(result));
   return result;
 }
 OSRT_WRAPPER int pthread_cond_wait(pthread_cond_t* cond, pthread_mutex_t* mutex) {
