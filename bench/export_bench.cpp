@@ -30,6 +30,7 @@
 
 #include "core/trace.h"
 #include "exporters/chrome_json.h"
+#include "exporters/gzip_stream.h"
 #include "exporters/perfetto_proto.h"
 #include "bench/bench_util.h"
 
@@ -194,6 +195,13 @@ int main(int argc, char** argv) {
       measure(repeat, [&](std::ostream& o) { return writeChromeJson(trace, o).events; });
   const Run proto =
       measure(repeat, [&](std::ostream& o) { return writePerfettoProto(trace, o).events; });
+  // json.gz: the same JSON through the gzip stream (zlib), as CUPTITRACE_FORMAT=json.gz writes it.
+  const Run gz = measure(repeat, [&](std::ostream& o) {
+    GzipOStream z(o);
+    const uint64_t events = writeChromeJson(trace, z).events;
+    z.finish();
+    return events;
+  });
   // Speeds by CPU time (one core's work); the wall-clock time is printed too.
   auto line = [&](const char* format, const Run& m) {
     std::printf(
@@ -206,6 +214,10 @@ int main(int argc, char** argv) {
   };
   line("json", json);
   line("pftrace", proto);
+  line("json.gz", gz);
+  std::printf("json.gz: %.1f times smaller than the JSON, %.0f MB of JSON compressed a second (CPU)\n",
+              static_cast<double>(json.bytes) / static_cast<double>(gz.bytes),
+              static_cast<double>(json.bytes) / gz.cpu / 1e6);
 
   // What one kernel's X event takes in the JSON, arrow and arguments included
   // (one event a line), seen line by line as it is written.
