@@ -2,7 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstddef>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/parse.h"
 
@@ -57,10 +60,11 @@ std::unique_ptr<CLI::App> buildApp(const Command& command) {
   app->footer(command.footer);
   app->set_help_flag("-h,--help", "Print this help and exit");
   for (const Option& option : command.options) {
-    if (option.typeName.empty())
-      app->add_flag(option.names, *option.value, wrap(option.help));
-    else
-      app->add_option(option.names, *option.value, wrap(option.help))->type_name(option.typeName);
+    CLI::Option* added = option.typeName.empty()
+                             ? app->add_flag(option.names, *option.value, wrap(option.help))
+                             : app->add_option(option.names, *option.value, wrap(option.help))->type_name(option.typeName);
+    // Given twice, the last one counts (as a later assignment of a variable would).
+    added->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
   if (command.positionals != nullptr) {
     auto* positional = app->add_option(command.positionalName, *command.positionals, command.positionalHelp);

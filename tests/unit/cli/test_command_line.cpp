@@ -88,6 +88,12 @@ TEST_CASE("run form: options with values, and the program's own options", "[cli]
   CHECK(p.setting("CUPTITRACE_QUIET") == "(unset)");  // the program's --quiet is the program's
   CHECK(p.request.program == Strings{"python3", "train.py", "--quiet", "--", "x"});
 
+  // Given twice, the last one counts.
+  p = parse({"--format", "json", "--format=csv", "--quiet", "--quiet=0", "./app"});
+  REQUIRE(p.rc == cli::kParsed);
+  CHECK(p.setting("CUPTITRACE_FORMAT") == "csv");
+  CHECK(p.setting("CUPTITRACE_QUIET") == "0");
+
   // An empty value after '=' is empty, not the next word; the program's own
   // words are left as they are, empty ones too.
   p = parse({"--step-range=", "./app", "--output=", "", "x"});
