@@ -6,7 +6,8 @@
 //
 //   export_bench [--pairs N] [--seed S] [--repeat R] [--out DIR]
 //
-// Prints, for Chrome JSON and Perfetto protobuf, the speed on one core (the
+// Prints, for Chrome JSON, Perfetto protobuf and json.gz (the JSON through
+// zlib, as CUPTITRACE_FORMAT=json.gz writes it), the speed on one core (the
 // best of R runs, 3 by default, by the thread's CPU time so that other work
 // on the machine does not count; the output goes to a stream that only
 // counts bytes) and the size, per record (a kernel or an API call: one slice each,
