@@ -19,7 +19,8 @@ constexpr size_t kHelpWidth = 100;  // the longest help line
 // say "[OPTIONS]" only), then what it does, the options and the footer.
 class Formatter : public CLI::Formatter {
  public:
-  Formatter(std::string usage, std::string about) : usage_(std::move(usage)), about_(std::move(about)) {
+  Formatter(std::string usage, std::string about)
+      : usage_(std::move(usage)), about_(std::move(about)) {
     column_width(kHelpColumn);
   }
   std::string make_usage(const CLI::App*, std::string) const override {
@@ -62,14 +63,17 @@ std::unique_ptr<CLI::App> buildApp(const Command& command) {
   for (const Option& option : command.options) {
     CLI::Option* added = option.typeName.empty()
                              ? app->add_flag(option.names, *option.value, wrap(option.help))
-                             : app->add_option(option.names, *option.value, wrap(option.help))->type_name(option.typeName);
+                             : app->add_option(option.names, *option.value, wrap(option.help))
+                                   ->type_name(option.typeName);
     // Given twice, the last one counts (as a later assignment of a variable would).
     added->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
   if (command.positionals != nullptr) {
-    auto* positional = app->add_option(command.positionalName, *command.positionals, command.positionalHelp);
+    auto* positional =
+        app->add_option(command.positionalName, *command.positionals, command.positionalHelp);
     positional->type_name("");
-    if (command.maxPositionals != 0) positional->expected(0, static_cast<int>(command.maxPositionals));
+    if (command.maxPositionals != 0)
+      positional->expected(0, static_cast<int>(command.maxPositionals));
   }
   if (command.program != nullptr) app->prefix_command();
   return app;
@@ -88,7 +92,8 @@ std::vector<std::string> namesOf(const Option& option) {
 // `args` with "--name=" (an empty value after '=') split into "--name" and "":
 // CLI11 would take the next word as the value instead. Only our own options
 // are split, and in the run form only those before the program.
-std::vector<std::string> splitEmptyValues(const Command& command, const std::vector<std::string>& args) {
+std::vector<std::string> splitEmptyValues(const Command& command,
+                                          const std::vector<std::string>& args) {
   auto takesValue = [&](const std::string& name) {
     for (const Option& option : command.options) {
       if (option.typeName.empty()) continue;
@@ -113,7 +118,8 @@ std::vector<std::string> splitEmptyValues(const Command& command, const std::vec
       continue;
     }
     out.push_back(arg);
-    if (takesValue(arg) && i + 1 < args.size()) out.push_back(args[++i]);  // its value, whatever it is
+    if (takesValue(arg) && i + 1 < args.size())
+      out.push_back(args[++i]);  // its value, whatever it is
   }
   out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   return out;
@@ -164,8 +170,9 @@ int parseCommand(const Command& command, const std::vector<std::string>& args, s
     // the value becomes 1 or 0, as the variables are written.
     const auto on = parseBool(*option.value);
     if (!on) {
-      err += usageError(command, namesOf(option).back() + " '" + *option.value +
-                                     "' is not valid (accepted: 1, true, yes, on, 0, false, no, off)");
+      err +=
+          usageError(command, namesOf(option).back() + " '" + *option.value +
+                                  "' is not valid (accepted: 1, true, yes, on, 0, false, no, off)");
       return 2;
     }
     *option.value = *on ? "1" : "0";
@@ -178,7 +185,8 @@ int parseCommand(const Command& command, const std::vector<std::string>& args, s
   if (!rest.empty() && rest.front() == "--") {
     rest.erase(rest.begin());
   } else if (!rest.empty() && rest.front().size() > 1 && rest.front()[0] == '-') {
-    err += usageError(command, "unknown option '" + rest.front().substr(0, rest.front().find('=')) + "'");
+    err += usageError(command,
+                      "unknown option '" + rest.front().substr(0, rest.front().find('=')) + "'");
     return 2;
   }
   *command.program = std::move(rest);

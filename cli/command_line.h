@@ -25,9 +25,9 @@ struct Option {
 };
 
 struct Command {
-  std::string name;   // "cuptitrace stats"
-  std::string usage;  // the usage lines, "usage: cuptitrace stats TRACE.native [options]"
-  std::string about;  // what the command does, after the usage
+  std::string name;    // "cuptitrace stats"
+  std::string usage;   // the usage lines, "usage: cuptitrace stats TRACE.native [options]"
+  std::string about;   // what the command does, after the usage
   std::string footer;  // after the options
   std::vector<Option> options;
   // Arguments that are not options; at most `maxPositionals` (0: any number).

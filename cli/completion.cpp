@@ -26,19 +26,23 @@ std::string bashCompletion() {
       {"recover", recoverOptionWords()},
   };
   for (const auto& [name, words] : commands)
-    script += std::string("    ") + name + ") [ $COMP_CWORD -gt 1 ] && words=\"" + words + "\" ;;\n";
+    script +=
+        std::string("    ") + name + ") [ $COMP_CWORD -gt 1 ] && words=\"" + words + "\" ;;\n";
   script +=
       "  esac\n"
       "  if [ -z \"$words\" ]; then\n"
       "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
       "      [ \"${COMP_WORDS[i]}\" = \"--\" ] && return 0\n"
       "    done\n"
-      "    words=\"" + runOptionWords() + "\"\n"
+      "    words=\"" +
+      runOptionWords() +
+      "\"\n"
       "  fi\n"
       "  if [[ $cur == -* ]]; then\n"
       "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
       "  elif [ $COMP_CWORD -eq 1 ]; then\n"
-      "    COMPREPLY=($(compgen -W \"convert stats merge recover\" -- \"$cur\") $(compgen -f -- \"$cur\"))\n"
+      "    COMPREPLY=($(compgen -W \"convert stats merge recover\" -- \"$cur\") $(compgen -f -- "
+      "\"$cur\"))\n"
       "  else\n"
       "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
       "  fi\n"

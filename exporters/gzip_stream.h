@@ -59,7 +59,8 @@ class GzipStreamBuf : public std::streambuf {
 
 class GzipOStream : public std::ostream {
  public:
-  explicit GzipOStream(std::ostream& sink, int level = kGzipLevel) : std::ostream(nullptr), buf_(sink, level) {
+  explicit GzipOStream(std::ostream& sink, int level = kGzipLevel)
+      : std::ostream(nullptr), buf_(sink, level) {
     rdbuf(&buf_);
   }
   // See GzipStreamBuf::finish; a failure also sets badbit here.

@@ -45,7 +45,9 @@ Parsed parse(const std::vector<std::string>& args) {
   return p;
 }
 
-size_t lines(const std::string& text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
+size_t lines(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
 
 using Strings = std::vector<std::string>;
 
@@ -69,8 +71,12 @@ TEST_CASE("run form: boolean options are plain flags", "[cli]") {
   CHECK(p.request.program == Strings{"./app", "-o", "x"});
 
   // A value after '=', in any of the words the variable takes.
-  for (const auto& [given, want] : std::vector<std::pair<std::string, std::string>>{
-           {"--quiet=0", "0"}, {"--quiet=no", "0"}, {"--quiet=off", "0"}, {"--quiet=yes", "1"}, {"--quiet=true", "1"}}) {
+  for (const auto& [given, want] :
+       std::vector<std::pair<std::string, std::string>>{{"--quiet=0", "0"},
+                                                        {"--quiet=no", "0"},
+                                                        {"--quiet=off", "0"},
+                                                        {"--quiet=yes", "1"},
+                                                        {"--quiet=true", "1"}}) {
     INFO(given);
     p = parse({given, "./app"});
     REQUIRE(p.rc == cli::kParsed);
@@ -79,8 +85,8 @@ TEST_CASE("run form: boolean options are plain flags", "[cli]") {
 }
 
 TEST_CASE("run form: options with values, and the program's own options", "[cli]") {
-  Parsed p = parse({"--format", "json,csv", "--buffer-size=16M", "--step-range=", "python3", "train.py",
-                    "--quiet", "--", "x"});
+  Parsed p = parse({"--format", "json,csv", "--buffer-size=16M", "--step-range=", "python3",
+                    "train.py", "--quiet", "--", "x"});
   REQUIRE(p.rc == cli::kParsed);
   CHECK(p.setting("CUPTITRACE_FORMAT") == "json,csv");
   CHECK(p.setting("CUPTITRACE_BUFFER_SIZE") == "16M");
@@ -154,7 +160,8 @@ TEST_CASE("run form: --help, --version, --env-markdown, --completion", "[cli]") 
   }
   CHECK_THAT(cli::helpText(), Catch::StartsWith("Usage:\n  cuptitrace [options] [--] PROGRAM"));
   // A flag shows no value in the help; an option its kind.
-  CHECK_THAT(cli::helpText(), Catch::Contains("  --quiet  ") && Catch::Contains("  --buffer-size SIZE  "));
+  CHECK_THAT(cli::helpText(),
+             Catch::Contains("  --quiet  ") && Catch::Contains("  --buffer-size SIZE  "));
   Parsed p = parse({"--version"});
   CHECK(p.rc == 0);
   CHECK_THAT(p.out, Catch::StartsWith("cuptitrace "));
@@ -181,7 +188,8 @@ TEST_CASE("commands: each has its own --help, and mistakes are one line", "[cli]
     CHECK(err.empty());
     CHECK_THAT(out, Catch::StartsWith("usage: cuptitrace " + name + " "));
     for (const auto& option : options) CHECK_THAT(out, Catch::Contains(option));
-    for (const Strings& args : {Strings{"--bogus"}, Strings{"a", "b", "c"}, Strings{"--overwrite=maybe"}, Strings{}}) {
+    for (const Strings& args :
+         {Strings{"--bogus"}, Strings{"a", "b", "c"}, Strings{"--overwrite=maybe"}, Strings{}}) {
       if (name == "merge" && args.size() == 3) continue;  // merge takes any number of traces
       out.clear();
       err.clear();
@@ -207,9 +215,11 @@ TEST_CASE("commands: each has its own --help, and mistakes are one line", "[cli]
 
 TEST_CASE("completion: the bash script names every option of every command", "[cli]") {
   const std::string script = cli::bashCompletion();
-  for (const auto& var : configTable()) CHECK_THAT(script, Catch::Contains(" " + cli::flagFor(var) + " "));
-  for (const std::string word : {"convert", "stats", "merge", "recover", "--by-launch-config", "--split",
-                                 "--library", "complete -o filenames -o bashdefault -F _cuptitrace cuptitrace"})
+  for (const auto& var : configTable())
+    CHECK_THAT(script, Catch::Contains(" " + cli::flagFor(var) + " "));
+  for (const std::string word :
+       {"convert", "stats", "merge", "recover", "--by-launch-config", "--split", "--library",
+        "complete -o filenames -o bashdefault -F _cuptitrace cuptitrace"})
     CHECK_THAT(script, Catch::Contains(word));
   // bash reads it (when there is a bash).
   if (std::system("command -v bash >/dev/null 2>&1") == 0) {
@@ -242,7 +252,8 @@ TEST_CASE("the cuptitrace binary: flags reach the program's environment", "[.bin
   };
   std::string out;
   CHECK(run("--quiet --overwrite -o t --library " + cuptitrace + " -- /usr/bin/env", out) == 0);
-  CHECK_THAT(out, Catch::Contains("CUPTITRACE_QUIET=1\n") && Catch::Contains("CUPTITRACE_OVERWRITE=1\n") &&
+  CHECK_THAT(out, Catch::Contains("CUPTITRACE_QUIET=1\n") &&
+                      Catch::Contains("CUPTITRACE_OVERWRITE=1\n") &&
                       Catch::Contains("CUPTITRACE_OUTPUT=t\n") &&
                       Catch::Contains("CUDA_INJECTION64_PATH=" + std::string(binary) + "\n"));
   CHECK(run("--quiet=0 --library " + cuptitrace + " /usr/bin/env", out) == 0);
