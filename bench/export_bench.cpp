@@ -6,7 +6,8 @@
 //
 //   export_bench [--pairs N] [--seed S] [--repeat R] [--out DIR]
 //
-// Prints, for Chrome JSON and Perfetto protobuf, the speed on one core (the
+// Prints, for Chrome JSON, Perfetto protobuf and json.gz (the JSON through
+// zlib, as CUPTITRACE_FORMAT=json.gz writes it), the speed on one core (the
 // best of R runs, 3 by default, by the thread's CPU time so that other work
 // on the machine does not count; the output goes to a stream that only
 // counts bytes) and the size, per record (a kernel or an API call: one slice each,
@@ -30,6 +31,7 @@
 
 #include "core/trace.h"
 #include "exporters/chrome_json.h"
+#include "exporters/gzip_stream.h"
 #include "exporters/perfetto_proto.h"
 #include "bench/bench_util.h"
 
@@ -194,6 +196,13 @@ int main(int argc, char** argv) {
       measure(repeat, [&](std::ostream& o) { return writeChromeJson(trace, o).events; });
   const Run proto =
       measure(repeat, [&](std::ostream& o) { return writePerfettoProto(trace, o).events; });
+  // json.gz: the same JSON through the gzip stream (zlib), as CUPTITRACE_FORMAT=json.gz writes it.
+  const Run gz = measure(repeat, [&](std::ostream& o) {
+    GzipOStream z(o);
+    const uint64_t events = writeChromeJson(trace, z).events;
+    z.finish();
+    return events;
+  });
   // Speeds by CPU time (one core's work); the wall-clock time is printed too.
   auto line = [&](const char* format, const Run& m) {
     std::printf(
@@ -206,6 +215,10 @@ int main(int argc, char** argv) {
   };
   line("json", json);
   line("pftrace", proto);
+  line("json.gz", gz);
+  std::printf("json.gz: %.1f times smaller than the JSON, %.0f MB of JSON compressed a second (CPU)\n",
+              static_cast<double>(json.bytes) / static_cast<double>(gz.bytes),
+              static_cast<double>(json.bytes) / gz.cpu / 1e6);
 
   // What one kernel's X event takes in the JSON, arrow and arguments included
   // (one event a line), seen line by line as it is written.

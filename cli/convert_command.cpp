@@ -4,61 +4,77 @@
 #include <fstream>
 #include <string>
 
+#include "cli/command_line.h"
+#include "cli/options.h"
 #include "core/config.h"
 #include "core/trace.h"
 #include "exporters/export_all.h"
 #include "exporters/native.h"
 
 namespace cuptitrace::cli {
+namespace {
 
-// argv[0] is "convert".
-int convertCommand(int argc, char** argv) {
-  std::string input, to, prefix, split;
-  bool overwrite = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--overwrite") {
-      overwrite = true;
-    } else if ((arg == "--to" || arg == "-o" || arg == "--output") && i + 1 < argc) {
-      (arg == "--to" ? to : prefix) = argv[++i];
-    } else if (arg == "--split" && i + 1 < argc) {
-      split = argv[++i];
-    } else if (arg.rfind("--split=", 0) == 0) {
-      split = arg.substr(8);
-    } else if (arg.rfind("--to=", 0) == 0) {
-      to = arg.substr(5);
-    } else if (arg.rfind("--output=", 0) == 0) {
-      prefix = arg.substr(9);
-    } else if (!arg.empty() && arg[0] != '-' && input.empty()) {
-      input = arg;
-    } else {
-      std::fprintf(stderr, "cuptitrace convert: unexpected argument '%s'\n", arg.c_str());
-      return 2;
-    }
-  }
-  if (input.empty() || to.empty()) {
-    std::fprintf(stderr,
-                 "usage: cuptitrace convert TRACE.native --to json|json.gz|csv|native|pftrace[,...] [-o PREFIX] "
-                 "[--split SIZE] [--overwrite]\n");
+struct ConvertArgs {
+  std::vector<std::string> inputs;
+  std::string to, prefix, split, overwrite;
+  bool splitGiven = false;
+};
+
+// The accepted values of a variable, for an option's help.
+std::string accepted(const char* name) {
+  const ConfigVar* var = findConfigVar(name);
+  return var != nullptr ? var->accepted : "";
+}
+
+Command convertForm(ConvertArgs& a) {
+  Command c;
+  c.name = "cuptitrace convert";
+  c.usage = "usage: cuptitrace convert TRACE.native --to FORMATS [-o PREFIX] [--split SIZE] [--overwrite]\n";
+  c.about = "Writes other outputs from a saved trace.";
+  c.options = {
+      {"--to", "FORMATS", "formats to write\nAccepted: " + accepted("CUPTITRACE_FORMAT"), &a.to},
+      {"-o,--output", "PREFIX", "prefix of the files written (default: the trace's name without .native)",
+       &a.prefix},
+      {"--split", "SIZE", "split timelines into parts of about SIZE (see CUPTITRACE_SPLIT)\nAccepted: " +
+                              accepted("CUPTITRACE_SPLIT"),
+       &a.split, &a.splitGiven},
+      {"--overwrite", "", "replace files that exist (otherwise they are kept and the command fails)",
+       &a.overwrite},
+  };
+  c.positionalName = "TRACE.native";
+  c.positionalHelp = "the saved trace (PREFIX.native)";
+  c.positionals = &a.inputs;
+  c.maxPositionals = 1;
+  return c;
+}
+
+}  // namespace
+
+std::string convertOptionWords() {
+  ConvertArgs a;
+  return optionWords(convertForm(a));
+}
+
+int runConvert(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  ConvertArgs a;
+  const Command command = convertForm(a);
+  const int parsed = parseCommand(command, args, out, err);
+  if (parsed != kParsed) return parsed;
+  auto usageError = [&](const std::string& message) {
+    err += cli::usageError(command, message);
     return 2;
-  }
+  };
+  if (a.inputs.empty()) return usageError("no trace given");
+  if (a.to.empty()) return usageError("no formats given (--to FORMATS)");
+  const std::string& input = a.inputs[0];
   Config formats;
-  const ConfigVar* formatVar = nullptr;
-  const ConfigVar* splitVar = nullptr;
-  for (const auto& v : configTable()) {
-    if (std::string(v.name) == "CUPTITRACE_FORMAT") formatVar = &v;
-    if (std::string(v.name) == "CUPTITRACE_SPLIT") splitVar = &v;
-  }
-  if (formatVar == nullptr || !formatVar->apply(to, formats)) {
-    std::fprintf(stderr, "cuptitrace convert: --to '%s' is not valid (accepted: %s)\n", to.c_str(),
-                 formatVar ? formatVar->accepted : "json, json.gz, csv, native, pftrace");
-    return 2;
-  }
-  if (!split.empty() && (splitVar == nullptr || !splitVar->apply(split, formats))) {
-    std::fprintf(stderr, "cuptitrace convert: --split '%s' is not valid (accepted: %s)\n", split.c_str(),
-                 splitVar ? splitVar->accepted : "a size");
-    return 2;
-  }
+  const ConfigVar* formatVar = findConfigVar("CUPTITRACE_FORMAT");
+  if (formatVar == nullptr || !formatVar->apply(a.to, formats))
+    return usageError("--to '" + a.to + "' is not valid (accepted: " + accepted("CUPTITRACE_FORMAT") + ")");
+  const ConfigVar* splitVar = findConfigVar("CUPTITRACE_SPLIT");
+  if (a.splitGiven && (splitVar == nullptr || !splitVar->apply(a.split, formats)))
+    return usageError("--split '" + a.split + "' is not valid (accepted: " + accepted("CUPTITRACE_SPLIT") + ")");
+  std::string prefix = a.prefix;
   if (prefix.empty()) {
     prefix = input;
     const std::string suffix = ".native";
@@ -68,20 +84,30 @@ int convertCommand(int argc, char** argv) {
 
   std::ifstream in(input, std::ios::binary);
   if (!in) {
-    std::fprintf(stderr, "cuptitrace convert: cannot open %s\n", input.c_str());
+    err += "cuptitrace convert: cannot open " + input + "\n";
     return 1;
   }
   Trace trace;
   std::string error;
   if (!readNative(in, trace, error)) {
-    std::fprintf(stderr, "cuptitrace convert: %s is not a readable cuptitrace trace: %s\n", input.c_str(),
-                 error.c_str());
+    err += "cuptitrace convert: " + input + " is not a readable cuptitrace trace: " + error + "\n";
     return 1;
   }
+  const bool overwrite = flagIsOn(a.overwrite);
   const ExportResult result = exportAll(trace, formats.formats, prefix, overwrite, formats.splitBytes);
-  for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace convert: %s\n", e.c_str());
-  for (const auto& w : result.written) std::printf("%s\n", w.c_str());
+  for (const auto& e : result.errors) err += "cuptitrace convert: " + e + "\n";
+  for (const auto& w : result.written) out += w + "\n";
   return result.errors.empty() ? 0 : 1;
+}
+
+// argv[0] is "convert".
+int convertCommand(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  std::string out, err;
+  const int rc = runConvert(args, out, err);
+  std::fputs(out.c_str(), stdout);
+  std::fputs(err.c_str(), stderr);
+  return rc;
 }
 
 }  // namespace cuptitrace::cli

@@ -4,56 +4,70 @@
 #include <fstream>
 #include <memory>
 
+#include "cli/command_line.h"
 #include "core/trace.h"
 #include "exporters/merge.h"
 #include "exporters/native.h"
 
 namespace cuptitrace::cli {
 
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string output, overwrite;
+};
+
+Command mergeForm(MergeArgs& a) {
+  Command c;
+  c.name = "cuptitrace merge";
+  c.usage = "usage: cuptitrace merge TRACE.native TRACE.native... -o OUT.json|OUT.pftrace [--overwrite]\n";
+  c.about = "Puts saved traces (of several processes, ranks or hosts) on one timeline.";
+  c.options = {
+      {"-o,--output", "OUT",
+       "the merged file; its name picks the format: .json (Chrome\ntrace event JSON) or .pftrace (Perfetto "
+       "protobuf)",
+       &a.output},
+      {"--overwrite", "",
+       "replace OUT if it exists (otherwise an existing OUT is kept\nand the command fails)", &a.overwrite},
+  };
+  c.positionalName = "TRACE.native";
+  c.positionalHelp = "the saved traces to put on one timeline";
+  c.positionals = &a.inputs;
+  c.footer =
+      "Every trace keeps its process, threads and GPUs; each process name says where it\n"
+      "ran, e.g. \"train.py (node2:1234)\". A pid already used by an earlier trace is\n"
+      "moved by a multiple of 4194304 (its original stays in the name). Times are put\n"
+      "on wall-clock time by each trace's own clock offset; the merged file's metadata\n"
+      "lists every input with its file, host, pid and the offset applied. Arrows are\n"
+      "renumbered so they never cross traces.";
+  return c;
+}
+
+}  // namespace
+
+std::string mergeOptionWords() {
+  MergeArgs a;
+  return optionWords(mergeForm(a));
+}
+
 std::string mergeUsage() {
-  return "usage: cuptitrace merge TRACE.native TRACE.native... -o OUT.json|OUT.pftrace [--overwrite]\n"
-         "\n"
-         "Puts saved traces (of several processes, ranks or hosts) on one timeline.\n"
-         "\n"
-         "  -o, --output OUT  the merged file; its name picks the format: .json (Chrome\n"
-         "                    trace event JSON) or .pftrace (Perfetto protobuf)\n"
-         "  --overwrite       replace OUT if it exists (otherwise an existing OUT is kept\n"
-         "                    and the command fails)\n"
-         "\n"
-         "Every trace keeps its process, threads and GPUs; each process name says where it\n"
-         "ran, e.g. \"train.py (node2:1234)\". A pid already used by an earlier trace is\n"
-         "moved by a multiple of 4194304 (its original stays in the name). Times are put\n"
-         "on wall-clock time by each trace's own clock offset; the merged file's metadata\n"
-         "lists every input with its file, host, pid and the offset applied. Arrows are\n"
-         "renumbered so they never cross traces.\n";
+  MergeArgs a;
+  return commandHelp(mergeForm(a));
 }
 
 int runMerge(const std::vector<std::string>& args, std::string& out, std::string& err) {
-  std::vector<std::string> inputs;
-  std::string output;
-  bool overwrite = false;
+  MergeArgs a;
+  const Command command = mergeForm(a);
+  const int parsed = parseCommand(command, args, out, err);
+  if (parsed != kParsed) return parsed;
   auto usageError = [&](const std::string& message) {
-    err += "cuptitrace merge: " + message + "\n" + mergeUsage();
+    err += cli::usageError(command, message);
     return 2;
   };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      out += mergeUsage();
-      return 0;
-    } else if (arg == "--overwrite") {
-      overwrite = true;
-    } else if (arg == "-o" || arg == "--output") {
-      if (i + 1 >= args.size()) return usageError(arg + " needs a file name");
-      output = args[++i];
-    } else if (arg.rfind("--output=", 0) == 0) {
-      output = arg.substr(9);
-    } else if (!arg.empty() && arg[0] != '-') {
-      inputs.push_back(arg);
-    } else {
-      return usageError("unexpected argument '" + arg + "'");
-    }
-  }
+  const std::vector<std::string>& inputs = a.inputs;
+  const std::string& output = a.output;
+  const bool overwrite = flagIsOn(a.overwrite);
   if (output.empty()) return usageError("no output file (-o OUT.json or -o OUT.pftrace)");
   if (inputs.empty()) return usageError("no traces to merge");
   MergeFormat format;

@@ -13,4 +13,7 @@ int runMerge(const std::vector<std::string>& args, std::string& out, std::string
 // argv[0] is "merge".
 int mergeCommand(int argc, char** argv);
 
+// The command's option names, for shell completion.
+std::string mergeOptionWords();
+
 }  // namespace cuptitrace::cli

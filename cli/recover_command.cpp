@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "cli/command_line.h"
+#include "cli/options.h"
 #include "core/config.h"
 #include "core/journal.h"
 #include "core/trace.h"
@@ -30,48 +32,67 @@ std::string countsLine(const Trace& trace) {
 
 }  // namespace
 
+namespace {
+
+struct RecoverArgs {
+  std::vector<std::string> inputs;
+  std::string prefix, to = "json,native", overwrite;
+};
+
+Command recoverForm(RecoverArgs& a) {
+  const ConfigVar* formatVar = findConfigVar("CUPTITRACE_FORMAT");
+  Command c;
+  c.name = "cuptitrace recover";
+  c.usage = "usage: cuptitrace recover JOURNAL.spill [-o PREFIX] [--to FORMATS] [--overwrite]\n";
+  c.about =
+      "Rebuilds a trace from the spill journal of a process that ended without writing its outputs\n"
+      "(killed with SIGKILL, or _exit()). Writes PREFIX.json and PREFIX.native by default.";
+  c.options = {
+      {"-o,--output", "PREFIX", "prefix of the files written (default: the journal's name without .spill)",
+       &a.prefix},
+      {"--to", "FORMATS",
+       std::string("formats to write (default: json,native)\nAccepted: ") +
+           (formatVar != nullptr ? formatVar->accepted : ""),
+       &a.to},
+      {"--overwrite", "", "replace files that exist (otherwise they are kept and the command fails)",
+       &a.overwrite},
+  };
+  c.positionalName = "JOURNAL.spill";
+  c.positionalHelp = "the spill journal of the run (PREFIX.spill)";
+  c.positionals = &a.inputs;
+  c.maxPositionals = 1;
+  return c;
+}
+
+}  // namespace
+
 std::string recoverUsage() {
-  return "usage: cuptitrace recover JOURNAL.spill [-o PREFIX] [--to json|json.gz|csv|native|pftrace[,...]] "
-         "[--overwrite]\n"
-         "  Rebuilds a trace from the spill journal of a process that ended without writing its outputs\n"
-         "  (killed with SIGKILL, or _exit()). Writes PREFIX.json and PREFIX.native by default; PREFIX is\n"
-         "  the journal's name without .spill.\n";
+  RecoverArgs a;
+  return commandHelp(recoverForm(a));
+}
+
+std::string recoverOptionWords() {
+  RecoverArgs a;
+  return optionWords(recoverForm(a));
 }
 
 int runRecover(const std::vector<std::string>& args, std::string& out, std::string& err) {
-  std::string input, prefix, to = "json,native";
-  bool overwrite = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--overwrite") {
-      overwrite = true;
-    } else if ((arg == "--to" || arg == "-o" || arg == "--output") && i + 1 < args.size()) {
-      (arg == "--to" ? to : prefix) = args[++i];
-    } else if (arg.rfind("--to=", 0) == 0) {
-      to = arg.substr(5);
-    } else if (arg.rfind("--output=", 0) == 0) {
-      prefix = arg.substr(9);
-    } else if (arg == "--help" || arg == "-h") {
-      out += recoverUsage();
-      return 0;
-    } else if (!arg.empty() && arg[0] != '-' && input.empty()) {
-      input = arg;
-    } else {
-      err += "cuptitrace recover: unexpected argument '" + arg + "'\n" + recoverUsage();
-      return 2;
-    }
-  }
-  if (input.empty()) {
-    err += recoverUsage();
+  RecoverArgs a;
+  const Command command = recoverForm(a);
+  const int parsed = parseCommand(command, args, out, err);
+  if (parsed != kParsed) return parsed;
+  if (a.inputs.empty()) {
+    err += usageError(command, "no journal given");
     return 2;
   }
+  const std::string& input = a.inputs[0];
+  std::string prefix = a.prefix;
+  const bool overwrite = flagIsOn(a.overwrite);
   Config formats;
-  const ConfigVar* formatVar = nullptr;
-  for (const auto& v : configTable())
-    if (std::string(v.name) == "CUPTITRACE_FORMAT") formatVar = &v;
-  if (formatVar == nullptr || !formatVar->apply(to, formats)) {
-    err += "cuptitrace recover: --to '" + to + "' is not valid (accepted: " +
-           (formatVar ? formatVar->accepted : "json, csv, native, pftrace") + ")\n";
+  const ConfigVar* formatVar = findConfigVar("CUPTITRACE_FORMAT");
+  if (formatVar == nullptr || !formatVar->apply(a.to, formats)) {
+    err += usageError(command, "--to '" + a.to + "' is not valid (accepted: " +
+                                   (formatVar ? formatVar->accepted : "") + ")");
     return 2;
   }
   if (prefix.empty()) prefix = defaultPrefix(input);

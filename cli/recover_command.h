@@ -18,4 +18,7 @@ int runRecover(const std::vector<std::string>& args, std::string& out, std::stri
 
 std::string recoverUsage();
 
+// The command's option names, for shell completion.
+std::string recoverOptionWords();
+
 }  // namespace cuptitrace::cli

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/options.h"
 #include "core/config.h"
-#include "core/version.h"
 
 namespace cuptitrace::cli {
 namespace {
@@ -67,63 +67,14 @@ std::string preloadWith(const char* current, const std::string& library) {
 }
 
 int runCommand(int argc, char** argv) {
-  std::string library;
-  int i = 1;
-  for (; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    if (arg.empty() || arg[0] != '-') break;  // the program starts here
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(helpText().c_str(), stdout);
-      return 0;
-    }
-    if (arg == "--env-markdown") {
-      std::fputs(envMarkdownTable().c_str(), stdout);
-      return 0;
-    }
-    if (arg == "--version") {
-      std::printf("cuptitrace %s\n", kVersion);
-      return 0;
-    }
-    // --flag=value or --flag value
-    std::string flag = arg, value;
-    const auto eq = arg.find('=');
-    const bool inlineValue = eq != std::string::npos;
-    if (inlineValue) {
-      flag = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-    }
-    const ConfigVar* var = varForFlag(flag);
-    if (var == nullptr && flag != "--library") {
-      std::fprintf(stderr, "cuptitrace: unknown option '%s' (see cuptitrace --help)\n", flag.c_str());
-      return 2;
-    }
-    if (!inlineValue) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "cuptitrace: option '%s' needs a value\n", flag.c_str());
-        return 2;
-      }
-      value = argv[++i];
-    }
-    if (flag == "--library") {
-      library = value;
-      continue;
-    }
-    Config scratch;
-    if (!var->apply(value, scratch)) {
-      std::fprintf(stderr, "cuptitrace: %s '%s' is not valid (accepted: %s)\n", flag.c_str(),
-                   value.c_str(), var->accepted);
-      return 2;
-    }
-    ::setenv(var->name, value.c_str(), 1);
-  }
-  if (i >= argc) {
-    std::fprintf(stderr, "cuptitrace: no program to run (see cuptitrace --help)\n");
-    return 2;
-  }
+  RunRequest request;
+  std::string out, err;
+  const int rc = parseRunArgs(std::vector<std::string>(argv + 1, argv + argc), request, out, err);
+  std::fputs(out.c_str(), stdout);
+  std::fputs(err.c_str(), stderr);
+  if (rc != kParsed) return rc;
+  for (const auto& [var, value] : request.settings) ::setenv(var->name, value.c_str(), 1);
+  std::string library = request.library;
   if (library.empty()) library = findLibrary();
   if (library.empty() || ::access(library.c_str(), R_OK) != 0) {
     std::fprintf(stderr, "cuptitrace: cannot find libcuptitrace.so%s%s (use --library PATH)\n",
@@ -139,15 +90,22 @@ int runCommand(int argc, char** argv) {
   if (selectsOsrt()) {
     const std::string osrt = osrtLibraryBeside(library);
     if (::access(osrt.c_str(), R_OK) != 0) {
-      std::fprintf(stderr, "cuptitrace: osrt needs %s beside the library; C library calls will not be recorded\n",
+      std::fprintf(stderr, "cuptitrace: osrt needs %s beside the library; C library calls will not be recorded
+",
                    osrt.c_str());
     } else {
       ::setenv("LD_PRELOAD", preloadWith(std::getenv("LD_PRELOAD"), osrt).c_str(), 1);
     }
   }
-  ::execvp(argv[i], argv + i);
-  std::fprintf(stderr, "cuptitrace: cannot run '%s': %s\n", argv[i], std::strerror(errno));
-  return errno == ENOENT ? 127 : 126;
+  std::vector<char*> programArgv;
+  for (auto& arg : request.program) programArgv.push_back(arg.data());
+  programArgv.push_back(nullptr);
+  std::fflush(stdout);
+  ::execvp(programArgv[0], programArgv.data());
+  const int error = errno;
+  std::fprintf(stderr, "cuptitrace: cannot run '%s': %s
+", programArgv[0], std::strerror(error));
+  return error == ENOENT ? 127 : 126;
 }
 
 }  // namespace cuptitrace::cli

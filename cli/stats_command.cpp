@@ -2,7 +2,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
+#include "cli/command_line.h"
+#include "cli/options.h"
 #include "core/config.h"
 #include "core/parse.h"
 #include "core/trace.h"
@@ -12,120 +15,117 @@
 namespace cuptitrace::cli {
 namespace {
 
-const ConfigVar* configVar(const std::string& name) {
-  for (const auto& v : configTable())
-    if (name == v.name) return &v;
-  return nullptr;
+// What the parser fills.
+struct StatsArgs {
+  std::vector<std::string> inputs;
+  std::string report = "all", format, top, timeUnit, nameWidth, stepRange, coverage, byLaunchConfig;
+  bool stepRangeGiven = false, coverageGiven = false;
+};
+
+Command statsForm(StatsArgs& a) {
+  Command c;
+  c.name = "cuptitrace stats";
+  c.usage =
+      "usage: cuptitrace stats TRACE.native [--report NAME[,NAME...]] [--format table|csv|json]\n"
+      "                        [--top N] [--time-unit auto|ns|us|ms|s] [--name-width N]\n"
+      "                        [--step-range NAME] [--coverage PERCENT] [--by-launch-config]\n";
+  c.about = "Prints reports of a saved trace.";
+  std::string reports = "Reports:\n";
+  for (const auto& r : reportCatalog()) {
+    std::string name = r.name;
+    name.resize(16, ' ');
+    reports += "  " + name + r.description + "\n";
+  }
+  c.footer = reports;
+  c.options = {
+      {"--report", "NAMES", "reports to print, comma separated, or all (default: all)", &a.report},
+      {"--format", "FORMAT", "table (aligned text, default), csv or json", &a.format},
+      {"--top", "N", "rows per report; 0 (default) prints all", &a.top},
+      {"--time-unit", "UNIT",
+       "auto (default: tables pick a unit per value, CSV and JSON write ns),\nns, us, ms or s", &a.timeUnit},
+      {"--name-width", "N", "tables cut longer names in the middle (default 80; 0: no limit)", &a.nameWidth},
+      {"--step-range", "NAME",
+       "NVTX range marking steps, for the breakdown report\n(default: the trace's CUPTITRACE_STEP_RANGE)",
+       &a.stepRange, &a.stepRangeGiven},
+      {"--coverage", "PERCENT",
+       "share the coverage report covers (default: the trace's\nCUPTITRACE_COVERAGE, else 90)", &a.coverage,
+       &a.coverageGiven},
+      {"--by-launch-config", "", "the kernels report has a row per name, grid and block", &a.byLaunchConfig},
+  };
+  c.positionalName = "TRACE.native";
+  c.positionalHelp = "the saved trace (PREFIX.native)";
+  c.positionals = &a.inputs;
+  c.maxPositionals = 1;
+  return c;
 }
 
 }  // namespace
 
+std::string statsOptionWords() {
+  StatsArgs a;
+  return optionWords(statsForm(a));
+}
+
 std::string statsUsage() {
-  std::string text =
-      "usage: cuptitrace stats TRACE.native [--report NAME[,NAME...]] [--format table|csv|json]\n"
-      "                        [--top N] [--time-unit auto|ns|us|ms|s] [--name-width N]\n"
-      "                        [--step-range NAME] [--coverage PERCENT] [--by-launch-config]\n"
-      "\n"
-      "  --report NAMES      reports to print, comma separated, or all (default: all)\n"
-      "  --format FORMAT     table (aligned text, default), csv or json\n"
-      "  --top N             rows per report; 0 (default) prints all\n"
-      "  --time-unit UNIT    auto (default: tables pick a unit per value, CSV and JSON write ns),\n"
-      "                      ns, us, ms or s\n"
-      "  --name-width N      tables cut longer names in the middle (default 80; 0: no limit)\n"
-      "  --step-range NAME   NVTX range marking steps, for the breakdown report\n"
-      "                      (default: the trace's CUPTITRACE_STEP_RANGE)\n"
-      "  --coverage PERCENT  share the coverage report covers (default: the trace's\n"
-      "                      CUPTITRACE_COVERAGE, else 90)\n"
-      "  --by-launch-config  the kernels report has a row per name, grid and block\n"
-      "\n"
-      "Reports:\n";
-  for (const auto& r : reportCatalog()) {
-    std::string name = r.name;
-    name.resize(16, ' ');
-    text += "  " + name + r.description + "\n";
-  }
-  return text;
+  StatsArgs a;
+  return commandHelp(statsForm(a));
 }
 
 int runStats(const std::vector<std::string>& args, std::string& out, std::string& err) {
-  std::string input;
-  std::string reportList = "all";
+  StatsArgs a;
+  const Command command = statsForm(a);
+  const int parsed = parseCommand(command, args, out, err);
+  if (parsed != kParsed) return parsed;
+  auto usageError = [&](const std::string& message) {
+    err += cli::usageError(command, message);
+    return 2;
+  };
   ReportFormat format = ReportFormat::Table;
   RenderOptions render;
   std::optional<std::string> stepRange;
   std::optional<uint32_t> coverage;
-  bool byLaunchConfig = false;
-
-  auto usageError = [&](const std::string& message) {
-    err += "cuptitrace stats: " + message + "\n" + statsUsage();
-    return 2;
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      out += statsUsage();
-      return 0;
-    }
-    if (arg == "--by-launch-config") {
-      byLaunchConfig = true;
-      continue;
-    }
-    if (arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
-      std::string flag = arg, value;
-      const auto eq = arg.find('=');
-      if (eq != std::string::npos) {
-        flag = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-      } else {
-        if (i + 1 >= args.size()) return usageError("option '" + flag + "' needs a value");
-        value = args[++i];
-      }
-      if (flag == "--report") {
-        reportList = value;
-      } else if (flag == "--format") {
-        const auto f = parseReportFormat(value);
-        if (!f)
-          return usageError("--format '" + value + "' is not valid (accepted: table, csv, json)");
-        format = *f;
-      } else if (flag == "--top" || flag == "--name-width") {
-        const auto n = parseUint(value);
-        if (!n || value.find_first_not_of("0123456789") != std::string::npos || *n > 1000000)
-          return usageError(flag + " '" + value +
-                            "' is not valid (accepted: an integer from 0 to 1000000)");
-        (flag == "--top" ? render.top : render.nameWidth) = static_cast<size_t>(*n);
-      } else if (flag == "--time-unit") {
-        const auto u = parseTimeUnit(value);
-        if (!u)
-          return usageError("--time-unit '" + value +
-                            "' is not valid (accepted: auto, ns, us, ms, s)");
-        render.timeUnit = *u;
-      } else if (flag == "--step-range" || flag == "--coverage") {
-        const ConfigVar* var =
-            configVar(flag == "--step-range" ? "CUPTITRACE_STEP_RANGE" : "CUPTITRACE_COVERAGE");
-        Config c;
-        if (var == nullptr || !var->apply(value, c))
-          return usageError(flag + " '" + value +
-                            "' is not valid (accepted: " + (var ? var->accepted : "") + ")");
-        if (flag == "--step-range")
-          stepRange = c.stepRange;
-        else
-          coverage = c.coverageBasisPoints;
-      } else {
-        return usageError("unknown option '" + flag + "'");
-      }
-      continue;
-    }
-    if (!arg.empty() && arg[0] != '-' && input.empty()) {
-      input = arg;
-      continue;
-    }
-    return usageError("unexpected argument '" + arg + "'");
+  if (!a.format.empty()) {
+    const auto f = parseReportFormat(a.format);
+    if (!f) return usageError("--format '" + a.format + "' is not valid (accepted: table, csv, json)");
+    format = *f;
   }
+  // A count option: false (and the message) when the value is not one.
+  auto count = [&](const std::string& flag, const std::string& value, size_t& target) {
+    if (value.empty()) return true;
+    const auto n = parseUint(value);
+    if (!n || value.find_first_not_of("0123456789") != std::string::npos || *n > 1000000) {
+      usageError(flag + " '" + value + "' is not valid (accepted: an integer from 0 to 1000000)");
+      return false;
+    }
+    target = static_cast<size_t>(*n);
+    return true;
+  };
+  if (!count("--top", a.top, render.top) || !count("--name-width", a.nameWidth, render.nameWidth)) return 2;
+  if (!a.timeUnit.empty()) {
+    const auto u = parseTimeUnit(a.timeUnit);
+    if (!u) return usageError("--time-unit '" + a.timeUnit + "' is not valid (accepted: auto, ns, us, ms, s)");
+    render.timeUnit = *u;
+  }
+  for (const bool isStep : {true, false}) {
+    if (!(isStep ? a.stepRangeGiven : a.coverageGiven)) continue;
+    const std::string flag = isStep ? "--step-range" : "--coverage";
+    const std::string& value = isStep ? a.stepRange : a.coverage;
+    const ConfigVar* var = findConfigVar(isStep ? "CUPTITRACE_STEP_RANGE" : "CUPTITRACE_COVERAGE");
+    Config c;
+    if (var == nullptr || !var->apply(value, c))
+      return usageError(flag + " '" + value + "' is not valid (accepted: " + (var ? var->accepted : "") + ")");
+    if (isStep)
+      stepRange = c.stepRange;
+    else
+      coverage = c.coverageBasisPoints;
+  }
+  const bool byLaunchConfig = flagIsOn(a.byLaunchConfig);
+  const std::string input = a.inputs.empty() ? "" : a.inputs[0];
+  const std::string& reportList = a.report;
   if (input.empty()) return usageError("no trace given");
   std::string error;
   const auto names = parseReportNames(reportList, error);
-  if (!names)
-    return usageError("--report '" + reportList + "': " + error + " (see the list below)");
+  if (!names) return usageError("--report '" + reportList + "': " + error);
 
   std::ifstream in(input, std::ios::binary);
   if (!in) {

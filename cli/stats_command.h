@@ -17,4 +17,7 @@ int runStats(const std::vector<std::string>& args, std::string& out, std::string
 // The usage text of `cuptitrace stats`.
 std::string statsUsage();
 
+// The command's option names, for shell completion.
+std::string statsOptionWords();
+
 }  // namespace cuptitrace::cli

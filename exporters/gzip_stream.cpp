@@ -1,5 +1,7 @@
 #include "exporters/gzip_stream.h"
 
+#include <zlib.h>
+
 #include <sstream>
 #include <string>
 
@@ -7,21 +9,26 @@ namespace cuptitrace {
 namespace {
 
 constexpr size_t kPendingBytes = 64 << 10;
-
-// ID1 ID2, CM = 8 (deflate), FLG = 0, MTIME = 0 (the same trace gives the
-// same bytes), XFL = 0, OS = 3 (Unix).
-constexpr char kHeader[10] = {'\x1f', '\x8b', 8, 0, 0, 0, 0, 0, 0, 3};
-
-void putLe32(char* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(v >> (8 * i));
-}
+constexpr size_t kOutBytes = 64 << 10;
+// windowBits 15 (32 KiB, the most DEFLATE allows), plus 16: a gzip header and
+// trailer instead of zlib's. zlib's gzip header has no name and MTIME 0, so
+// the same trace gives the same bytes.
+constexpr int kGzipWindowBits = 15 + 16;
+constexpr int kMemLevel = 8;  // zlib's default: about 256 KiB of state
 
 }  // namespace
 
-GzipStreamBuf::GzipStreamBuf(std::ostream& sink) : sink_(sink), pending_(kPendingBytes) {
+struct GzipStreamBuf::Zlib {
+  z_stream stream{};
+  bool ready = false;
+};
+
+GzipStreamBuf::GzipStreamBuf(std::ostream& sink, int level)
+    : sink_(sink), zlib_(std::make_unique<Zlib>()), pending_(kPendingBytes), out_(kOutBytes) {
   setp(pending_.data(), pending_.data() + pending_.size());
-  sink_.write(kHeader, sizeof kHeader);
-  if (!sink_) fail();
+  zlib_->ready = deflateInit2(&zlib_->stream, level, Z_DEFLATED, kGzipWindowBits, kMemLevel,
+                              Z_DEFAULT_STRATEGY) == Z_OK;
+  if (!zlib_->ready) fail();
 }
 
 GzipStreamBuf::~GzipStreamBuf() {
@@ -30,6 +37,7 @@ GzipStreamBuf::~GzipStreamBuf() {
   } catch (...) {
     // A destructor must not throw; the sink's state says what happened.
   }
+  if (zlib_->ready) deflateEnd(&zlib_->stream);
 }
 
 bool GzipStreamBuf::fail() {
@@ -39,28 +47,39 @@ bool GzipStreamBuf::fail() {
   return false;
 }
 
-bool GzipStreamBuf::drain() {
-  auto& out = encoder_.output();
-  if (!out.empty()) {
-    sink_.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
-    out.clear();
-  }
-  return sink_ ? true : fail();
-}
-
-bool GzipStreamBuf::take(const char* data, size_t size) {
-  if (failed_ || finished_) return fail();
-  crc_ = crc32(crc_, data, size);
-  size_ += size;
-  encoder_.write(data, size);
-  return drain();
+// Gives zlib `size` bytes (the last ones when `last`) and moves what it
+// produces on to the sink, in pieces of out_'s size.
+bool GzipStreamBuf::compress(const char* data, size_t size, bool last) {
+  if (failed_) return false;
+  z_stream& z = zlib_->stream;
+  // avail_in is 32 bits: larger writes go in slices.
+  constexpr size_t kSlice = 1u << 30;
+  do {
+    const size_t slice = size < kSlice ? size : kSlice;
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
+    z.avail_in = static_cast<uInt>(slice);
+    data += slice;
+    size -= slice;
+    const int flush = last && size == 0 ? Z_FINISH : Z_NO_FLUSH;
+    int rc = Z_OK;
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(out_.data());
+      z.avail_out = static_cast<uInt>(out_.size());
+      rc = deflate(&z, flush);
+      if (rc == Z_STREAM_ERROR) return fail();
+      const size_t produced = out_.size() - z.avail_out;
+      if (produced != 0) sink_.write(out_.data(), static_cast<std::streamsize>(produced));
+      if (!sink_) return fail();
+    } while (z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+  } while (size != 0);
+  return true;
 }
 
 bool GzipStreamBuf::takePending() {
-  if (failed_) return false;
+  if (failed_ || finished_) return failed_ ? false : fail();
   const size_t n = static_cast<size_t>(pptr() - pbase());
   setp(pending_.data(), pending_.data() + pending_.size());
-  return n == 0 || take(pending_.data(), n);
+  return n == 0 || compress(pending_.data(), n, false);
 }
 
 GzipStreamBuf::int_type GzipStreamBuf::overflow(int_type ch) {
@@ -79,7 +98,7 @@ std::streamsize GzipStreamBuf::xsputn(const char* s, std::streamsize n) {
     pbump(static_cast<int>(n));
     return n;
   }
-  if (!takePending() || !take(s, static_cast<size_t>(n))) return 0;
+  if (!takePending() || !compress(s, static_cast<size_t>(n), false)) return 0;
   return n;
 }
 
@@ -87,25 +106,18 @@ int GzipStreamBuf::sync() { return failed_ || !sink_ ? -1 : 0; }
 
 bool GzipStreamBuf::finish() {
   if (finished_) return !failed_;
-  if (!takePending()) {
-    finished_ = true;
-    return false;
-  }
+  const bool taken = takePending();
   finished_ = true;
   setp(nullptr, nullptr);
-  encoder_.finish();
-  if (!drain()) return false;
-  char trailer[8];
-  putLe32(trailer, crc_);
-  putLe32(trailer + 4, static_cast<uint32_t>(size_));  // ISIZE: the length modulo 2^32
-  sink_.write(trailer, sizeof trailer);
-  return sink_ ? true : fail();
+  if (!taken) return false;
+  // The final block, then zlib's gzip trailer (CRC-32 and length).
+  return compress(nullptr, 0, true);
 }
 
-std::vector<uint8_t> gzipBytes(const void* data, size_t size) {
+std::vector<uint8_t> gzipBytes(const void* data, size_t size, int level) {
   std::ostringstream out;
   {
-    GzipOStream gz(out);
+    GzipOStream gz(out, level);
     gz.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
     gz.finish();
   }
