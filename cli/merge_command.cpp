@@ -11,12 +11,14 @@
 namespace cuptitrace::cli {
 
 std::string mergeUsage() {
-  return "usage: cuptitrace merge TRACE.native TRACE.native... -o OUT.json|OUT.pftrace [--overwrite]\n"
+  return "usage: cuptitrace merge TRACE.native TRACE.native... -o OUT.json|OUT.pftrace|OUT.sqlite [--overwrite]\n"
          "\n"
          "Puts saved traces (of several processes, ranks or hosts) on one timeline.\n"
          "\n"
          "  -o, --output OUT  the merged file; its name picks the format: .json (Chrome\n"
-         "                    trace event JSON) or .pftrace (Perfetto protobuf)\n"
+         "                    trace event JSON), .pftrace (Perfetto protobuf) or .sqlite\n"
+         "                    (one database in Nsight Systems' export schema, each row\n"
+         "                    keeping its process's globalPid)\n"
          "  --overwrite       replace OUT if it exists (otherwise an existing OUT is kept\n"
          "                    and the command fails)\n"
          "\n"
@@ -54,11 +56,11 @@ int runMerge(const std::vector<std::string>& args, std::string& out, std::string
       return usageError("unexpected argument '" + arg + "'");
     }
   }
-  if (output.empty()) return usageError("no output file (-o OUT.json or -o OUT.pftrace)");
+  if (output.empty()) return usageError("no output file (-o OUT.json, -o OUT.pftrace or -o OUT.sqlite)");
   if (inputs.empty()) return usageError("no traces to merge");
   MergeFormat format;
   if (!mergeFormatFor(output, format))
-    return usageError("'" + output + "': the output's name must end in .json or .pftrace");
+    return usageError("'" + output + "': the output's name must end in .json, .pftrace or .sqlite");
 
   std::vector<std::unique_ptr<Trace>> traces;
   std::vector<MergeSource> sources;
