@@ -59,7 +59,8 @@ void SqliteStatement::unsignedInteger(int column, uint64_t value) {
 }
 void SqliteStatement::real(int column, double value) { sqlite3_bind_double(stmt_, column, value); }
 void SqliteStatement::text(int column, std::string_view value) {
-  sqlite3_bind_text(stmt_, column, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  // SQLITE_STATIC: the text outlives the step() that follows (no copy).
+  sqlite3_bind_text(stmt_, column, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
 }
 void SqliteStatement::null(int column) { sqlite3_bind_null(stmt_, column); }
 

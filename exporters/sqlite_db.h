@@ -52,7 +52,7 @@ class SqliteStatement {
   void integer(int column, int64_t value);
   void unsignedInteger(int column, uint64_t value);  // stored as its 64-bit pattern
   void real(int column, double value);
-  void text(int column, std::string_view value);
+  void text(int column, std::string_view value);  // must stay valid until step()
   void null(int column);
   // Runs the statement; false (and the database's error()) on failure.
   bool step();
