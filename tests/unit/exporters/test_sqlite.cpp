@@ -278,6 +278,20 @@ TEST_CASE("Nsight's example queries on the sqlite output, run by python3", "[.sq
                               db + " " + expect;
   INFO(command);
   CHECK(std::system(command.c_str()) == 0);
+  // The GPU test's way: expectations from the same trace's CSV tables.
+  const std::string prefix = (dir.path / "t").string();
+  REQUIRE(exportAll(t, kFormatCsv, prefix).errors.empty());
+  const std::string fromCsv = std::string(python) + " " + CUPTITRACE_SOURCE_DIR "/tests/gpu/check_sqlite.py " +
+                              db + " --csv " + prefix;
+  INFO(fromCsv);
+  CHECK(std::system(fromCsv.c_str()) == 0);
+  // And a check that can fail does: one kernel fewer in the database.
+  const std::string broken = (dir.path / "broken.sqlite").string();
+  t.store.mutableRecords<KernelRecord>().truncate(t.store.records<KernelRecord>().size() - 1);
+  REQUIRE(writeSqlite(t, broken, false).error.empty());
+  const std::string mismatch = std::string(python) + " " + CUPTITRACE_SOURCE_DIR "/tests/gpu/check_sqlite.py " +
+                               broken + " " + expect + " > /dev/null";
+  CHECK(std::system(mismatch.c_str()) != 0);
 }
 
 }  // namespace
