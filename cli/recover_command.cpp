@@ -31,7 +31,7 @@ std::string countsLine(const Trace& trace) {
 }  // namespace
 
 std::string recoverUsage() {
-  return "usage: cuptitrace recover JOURNAL.spill [-o PREFIX] [--to json|json.gz|csv|native|pftrace[,...]] "
+  return "usage: cuptitrace recover JOURNAL.spill [-o PREFIX] [--to json|json.gz|csv|native|pftrace|sqlite[,...]] "
          "[--overwrite]\n"
          "  Rebuilds a trace from the spill journal of a process that ended without writing its outputs\n"
          "  (killed with SIGKILL, or _exit()). Writes PREFIX.json and PREFIX.native by default; PREFIX is\n"

@@ -18,10 +18,12 @@ bool SqliteDb::create(const std::string& path) {
     return false;
   }
   // The file is written once, by one writer, and renamed into place only when
-  // complete: a journal or an fsync per page would protect nothing.
+  // complete: a journal or an fsync per page would protect nothing. The page
+  // cache is bounded (16 MiB) and index sorts spill to temporary files, not
+  // memory: this runs inside the traced program, whatever the trace's size.
   return exec(
-      "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;"
-      "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536; PRAGMA page_size=65536;");
+      "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+      "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=FILE; PRAGMA cache_size=-16384;");
 }
 
 bool SqliteDb::exec(const std::string& sql) {
