@@ -63,6 +63,12 @@ inline constexpr int kNsysCopyUnifiedHtoD = 11;
 inline constexpr int kNsysCopyUnifiedDtoH = 12;
 inline constexpr int kNsysCopyUnifiedDtoD = 13;
 
+// Nsight's ids for CUPTI's memory kinds, launch types and pool operations;
+// a memory kind CUPTI did not know is NULL.
+constexpr int64_t nsysMemKind(uint8_t cuptiKind) { return cuptiKind == 0 ? -1 : cuptiKind - 1; }
+constexpr int64_t nsysLaunchType(uint8_t cuptiType) { return cuptiType + 1; }
+constexpr int64_t nsysPoolOperation(uint8_t ours) { return ours + 1; }
+
 // The schema version of Nsight Systems' export whose names we follow.
 inline constexpr const char* kNsysSchemaVersion = "3.28.1";
 

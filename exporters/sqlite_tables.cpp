@@ -49,6 +49,11 @@ class Row {
   }
   // NULL when `v` is `none` (0, or CUPTI's "not applicable").
   Row& opt(uint64_t v, uint64_t none = 0) { return v == none ? null() : u(v); }
+  // A memory kind in Nsight's numbering; NULL when unknown.
+  Row& memKind(uint8_t cuptiKind) {
+    const int64_t k = nsysMemKind(cuptiKind);
+    return k < 0 ? null() : i(k);
+  }
   bool done() { return s_.step(); }
 
  private:
@@ -119,7 +124,7 @@ class RecordWriter {
       }
       Row row(s);
       span(row, k.start, k.end).u(k.deviceId).u(k.contextId).u(k.streamId).u(k.correlationId).u(globalPid_);
-      row.i(n.demangled).i(n.shortName).i(sid(k.name)).u(k.launchType).u(k.registersPerThread);
+      row.i(n.demangled).i(n.shortName).i(sid(k.name)).i(nsysLaunchType(k.launchType)).u(k.registersPerThread);
       row.i(k.gridX).i(k.gridY).i(k.gridZ).u(k.blockX).u(k.blockY).u(k.blockZ);
       row.i(k.staticSharedMemory).i(k.dynamicSharedMemory).opt(k.graphNodeId).opt(k.graphId);
       if (!step(row)) return false;
@@ -137,7 +142,8 @@ class RecordWriter {
     return each(t_.store.records<MemcpyRecord>(), [&](const MemcpyRecord& m) {
       Row row(s);
       span(row, m.start, m.end).u(m.deviceId).u(m.contextId).u(m.streamId).u(m.correlationId).u(globalPid_);
-      row.u(m.bytes).u(m.copyKind).u(m.srcKind).u(m.dstKind).u(m.srcDeviceId).u(m.dstDeviceId).opt(m.graphNodeId);
+      row.u(m.bytes).u(m.copyKind).memKind(m.srcKind).memKind(m.dstKind).u(m.srcDeviceId).u(m.dstDeviceId);
+      row.opt(m.graphNodeId);
       if (!step(row)) return false;
       graphNode("CUPTI_ACTIVITY_KIND_MEMCPY", m.correlationId, m.start, m.graphId, m.graphNodeId);
       return true;
@@ -152,7 +158,7 @@ class RecordWriter {
     return each(t_.store.records<MemsetRecord>(), [&](const MemsetRecord& m) {
       Row row(s);
       span(row, m.start, m.end).u(m.deviceId).u(m.contextId).u(m.streamId).u(m.correlationId).u(globalPid_);
-      row.u(m.value).u(m.bytes).opt(m.graphNodeId).u(m.memoryKind);
+      row.u(m.value).u(m.bytes).opt(m.graphNodeId).memKind(m.memoryKind);
       if (!step(row)) return false;
       graphNode("CUPTI_ACTIVITY_KIND_MEMSET", m.correlationId, m.start, m.graphId, m.graphNodeId);
       return true;
@@ -279,7 +285,7 @@ class RecordWriter {
     return each(t_.store.records<MemoryRecord>(), [&](const MemoryRecord& m) {
       Row row(s);
       row.u(time(m.timestamp)).u(globalPid_).u(m.deviceId).u(m.contextId).u(m.address).u(m.bytes);
-      row.u(m.memoryKind).u(m.operation).u(m.correlationId).opt(m.streamId, kNotApplicable);
+      row.memKind(m.memoryKind).u(m.operation).u(m.correlationId).opt(m.streamId, kNotApplicable);
       m.poolType == static_cast<uint8_t>(PoolType::Local) ? row.u(m.poolAddress) : row.null();
       m.poolType == static_cast<uint8_t>(PoolType::Imported) ? row.u(m.poolAddress) : row.null();
       if (!step(row)) return false;
@@ -295,7 +301,8 @@ class RecordWriter {
     if (!s.ok()) return false;
     return each(t_.store.records<MemoryPoolRecord>(), [&](const MemoryPoolRecord& p) {
       Row row(s);
-      row.u(time(p.timestamp)).u(globalPid_).u(p.deviceId).u(p.address).u(p.operation).u(p.poolType);
+      row.u(time(p.timestamp)).u(globalPid_).u(p.deviceId).u(p.address).i(nsysPoolOperation(p.operation));
+      row.u(p.poolType);
       row.u(p.correlationId);
       p.operation == static_cast<uint8_t>(PoolOp::Trimmed) ? row.u(p.minBytesToKeep) : row.null();
       row.u(p.releaseThreshold).u(p.size).u(p.utilizedSize);

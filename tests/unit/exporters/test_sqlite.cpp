@@ -175,7 +175,9 @@ TEST_CASE("sqlite output keeps unusual launches and drops", "[sqlite]") {
   REQUIRE(writeSqlite(t, path, false).error.empty());
   Db db(path);
   CHECK(db.one("SELECT graphId || ',' || graphNodeId || ',' || launchType FROM CUPTI_ACTIVITY_KIND_KERNEL "
-               "WHERE correlationId = 2") == "3,44,1");
+               "WHERE correlationId = 2") == "3,44,2");  // Nsight's Coop Single Device
+  CHECK(db.one("SELECT e.label FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN ENUM_CUDA_KERNEL_LAUNCH_TYPE e "
+               "ON e.id = k.launchType WHERE correlationId = 1") == "Regular");
   CHECK(db.one("SELECT graphId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 1") == "NULL");
   CHECK(db.one("SELECT returnValue FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 2") == "719");
   CHECK(db.one("SELECT graphNodeId FROM CUPTITRACE_GRAPH_NODES") == "44");
