@@ -223,7 +223,7 @@ class RecordWriter {
       row.t(t_.strings.get(n.message)).u(tid(n.threadId));
       if (type == NvtxType::StartEnd) row.u(tid(n.endThreadId));
       else row.null();
-      row.opt(domainId);
+      row.u(domainId);  // 0: the default domain, as Nsight writes it
       payload(row, n);
       if (!step(row)) return false;
       return true;

@@ -150,6 +150,7 @@ TEST_CASE("sqlite output holds every record in Nsight's tables", "[sqlite]") {
   CHECK(db.one("SELECT color FROM NVTX_EVENTS WHERE text = 'outer'") == std::to_string(0xFF00FF00u));
   CHECK(db.one("SELECT category FROM NVTX_EVENTS WHERE domainId = 1 AND eventType = 59") == "3");
   CHECK(db.one("SELECT text FROM NVTX_EVENTS WHERE domainId = 1 AND eventType = 59") == testing::kUtf8Message);
+  CHECK(db.one("SELECT domainId FROM NVTX_EVENTS WHERE text = 'outer'") == "0");
   CHECK(db.one("SELECT rangeId || ',' || (globalTid % 0x1000000) || ',' || (endGlobalTid % 0x1000000) "
                "FROM NVTX_EVENTS WHERE eventType = 60") == "77,4242,4243");
   CHECK(db.one("SELECT end FROM NVTX_EVENTS WHERE eventType = 34") == "NULL");
