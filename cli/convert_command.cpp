@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/command_line.h"
 #include "cli/options.h"
@@ -10,6 +12,7 @@
 #include "core/trace.h"
 #include "exporters/export_all.h"
 #include "exporters/native.h"
+#include "exporters/sqlite.h"
 
 namespace cuptitrace::cli {
 namespace {
@@ -29,7 +32,10 @@ std::string accepted(const char* name) {
 Command convertForm(ConvertArgs& a) {
   Command c;
   c.name = "cuptitrace convert";
-  c.usage = "usage: cuptitrace convert TRACE.native --to FORMATS [-o PREFIX] [--split SIZE] [--overwrite]\n";
+  c.usage =
+      "usage: cuptitrace convert TRACE.native --to FORMATS [-o PREFIX] [--split SIZE] [--overwrite]\n"
+      "       cuptitrace convert TRACE.native TRACE.native... --to sqlite -o PREFIX [--overwrite]\n"
+      "         (several processes or ranks in one database, PREFIX.sqlite, on wall-clock time)\n";
   c.about = "Writes other outputs from a saved trace.";
   c.options = {
       {"--to", "FORMATS", "formats to write\nAccepted: " + accepted("CUPTITRACE_FORMAT"), &a.to},
@@ -42,10 +48,49 @@ Command convertForm(ConvertArgs& a) {
        &a.overwrite},
   };
   c.positionalName = "TRACE.native";
-  c.positionalHelp = "the saved trace (PREFIX.native)";
+  c.positionalHelp = "the saved trace (PREFIX.native); several with --to sqlite";
   c.positionals = &a.inputs;
-  c.maxPositionals = 1;
+  c.maxPositionals = 0;
   return c;
+}
+
+
+// Several traces go into one SQLite database (the other formats hold one process).
+int convertMany(const std::vector<std::string>& inputs, uint32_t formats, const std::string& prefix,
+                bool overwrite, std::string& out, std::string& err) {
+  if (formats != kFormatSqlite) {
+    err += "cuptitrace convert: several traces go into one database only: use --to sqlite "
+           "(or cuptitrace merge for one timeline)\n";
+    return 2;
+  }
+  if (prefix.empty()) {
+    err += "cuptitrace convert: several traces need -o PREFIX (the database is PREFIX.sqlite)\n";
+    return 2;
+  }
+  std::vector<std::unique_ptr<Trace>> traces;
+  std::vector<SqliteSource> sources;
+  for (const std::string& path : inputs) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      err += "cuptitrace convert: cannot open " + path + "\n";
+      return 1;
+    }
+    traces.push_back(std::make_unique<Trace>());
+    std::string error;
+    if (!readNative(in, *traces.back(), error)) {
+      err += "cuptitrace convert: " + path + " is not a readable cuptitrace trace: " + error + "\n";
+      return 1;
+    }
+    sources.push_back({traces.back().get(), path});
+  }
+  const std::string output = prefix + ".sqlite";
+  const SqliteResult result = writeSqlite(sources, output, overwrite);
+  if (!result.error.empty()) {
+    err += "cuptitrace convert: " + result.error + "\n";
+    return 1;
+  }
+  out += output + "\n";
+  return 0;
 }
 
 }  // namespace
@@ -75,6 +120,8 @@ int runConvert(const std::vector<std::string>& args, std::string& out, std::stri
   if (a.splitGiven && (splitVar == nullptr || !splitVar->apply(a.split, formats)))
     return usageError("--split '" + a.split + "' is not valid (accepted: " + accepted("CUPTITRACE_SPLIT") + ")");
   std::string prefix = a.prefix;
+  if (a.inputs.size() > 1)
+    return convertMany(a.inputs, formats.formats, prefix, flagIsOn(a.overwrite), out, err);
   if (prefix.empty()) {
     prefix = input;
     const std::string suffix = ".native";

@@ -21,12 +21,13 @@ struct MergeArgs {
 Command mergeForm(MergeArgs& a) {
   Command c;
   c.name = "cuptitrace merge";
-  c.usage = "usage: cuptitrace merge TRACE.native TRACE.native... -o OUT.json|OUT.pftrace [--overwrite]\n";
+  c.usage = "usage: cuptitrace merge TRACE.native TRACE.native... -o OUT.json|OUT.pftrace|OUT.sqlite [--overwrite]\n";
   c.about = "Puts saved traces (of several processes, ranks or hosts) on one timeline.";
   c.options = {
       {"-o,--output", "OUT",
-       "the merged file; its name picks the format: .json (Chrome\ntrace event JSON) or .pftrace (Perfetto "
-       "protobuf)",
+       "the merged file; its name picks the format: .json (Chrome\ntrace event JSON), .pftrace (Perfetto "
+       "protobuf) or .sqlite\n(one database in Nsight Systems' export schema, each row\nkeeping its process's "
+       "globalPid)",
        &a.output},
       {"--overwrite", "",
        "replace OUT if it exists (otherwise an existing OUT is kept\nand the command fails)", &a.overwrite},
@@ -68,11 +69,11 @@ int runMerge(const std::vector<std::string>& args, std::string& out, std::string
   const std::vector<std::string>& inputs = a.inputs;
   const std::string& output = a.output;
   const bool overwrite = flagIsOn(a.overwrite);
-  if (output.empty()) return usageError("no output file (-o OUT.json or -o OUT.pftrace)");
+  if (output.empty()) return usageError("no output file (-o OUT.json, -o OUT.pftrace or -o OUT.sqlite)");
   if (inputs.empty()) return usageError("no traces to merge");
   MergeFormat format;
   if (!mergeFormatFor(output, format))
-    return usageError("'" + output + "': the output's name must end in .json or .pftrace");
+    return usageError("'" + output + "': the output's name must end in .json, .pftrace or .sqlite");
 
   std::vector<std::unique_ptr<Trace>> traces;
   std::vector<MergeSource> sources;

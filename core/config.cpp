@@ -21,7 +21,7 @@ constexpr NamedBit kActivities[] = {
     {"sync", kActivitySync},     {"overhead", kActivityOverhead}, {"memory", kActivityMemory},
     {"uvm", kActivityUvm},       {"osrt", kActivityOsrt},
 };
-constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}, {"pftrace", kFormatPftrace}, {"json.gz", kFormatJsonGz}};
+constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}, {"pftrace", kFormatPftrace}, {"json.gz", kFormatJsonGz}, {"sqlite", kFormatSqlite}};
 
 template <size_t N>
 std::string namesOf(uint32_t mask, const NamedBit (&table)[N]) {
@@ -326,8 +326,10 @@ const std::vector<ConfigVar>& configTable() {
        "comma list of kernel, memcpy, memset, runtime, driver, nvtx, sync, overhead, memory, uvm, osrt, "
        "default (kernel,memcpy,memset,runtime,nvtx), all (every kind but osrt)",
        "Activity kinds to record; every kind not named is off.", applyActivities},
-      {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, json.gz, csv, native, pftrace",
-       "Output formats written at exit (json.gz: the JSON, gzip-compressed as it is written).", applyFormats},
+      {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, json.gz, csv, native, pftrace, sqlite",
+       "Output formats written at exit (json.gz: the JSON, gzip-compressed as it is written; sqlite: "
+       "PREFIX.sqlite, tables as Nsight Systems exports them).",
+       applyFormats},
       {"CUPTITRACE_OUTPUT", "path", "cuptitrace-%h-%p",
        "a path prefix; %h is the host name, %p the process id, %q{VAR} the value of environment "
        "variable VAR (empty when unset), %n the smallest number not yet used by a trace of that prefix, "

@@ -43,6 +43,7 @@ enum Format : uint32_t {
   kFormatNative = 1u << 2,
   kFormatPftrace = 1u << 3,  // Perfetto protobuf
   kFormatJsonGz = 1u << 4,   // the Chrome JSON, gzip-compressed as it is written
+  kFormatSqlite = 1u << 5,   // a SQLite database in Nsight Systems' export schema
 };
 
 enum class LogLevel { Off, Error, Warn, Info, Debug };

@@ -16,6 +16,7 @@
 #include "exporters/native.h"
 #include "exporters/perfetto_proto.h"
 #include "exporters/split_output.h"
+#include "exporters/sqlite.h"
 
 namespace cuptitrace {
 namespace {
@@ -87,6 +88,13 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
   if (!checkDirectory(prefix, result)) return result;
   if (formats & kFormatNative) {
     writeFile(prefix + ".native", [&](std::ostream& out) { writeNative(trace, out); }, overwrite, result);
+  }
+  // The database is never split: one file is what a SQL query wants.
+  if (formats & kFormatSqlite) {
+    const std::string path = prefix + ".sqlite";
+    const SqliteResult r = writeSqlite(trace, path, overwrite);
+    if (r.error.empty()) result.written.push_back(path);
+    else result.errors.push_back(r.error);
   }
   const uint32_t timelines = formats & (kFormatJson | kFormatJsonGz | kFormatPftrace | kFormatCsv);
   if (splitBytes == 0 || timelines == 0) {

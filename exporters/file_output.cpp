@@ -150,4 +150,39 @@ std::string writeFileSafely(const std::string& path, const std::function<void(st
   return {};
 }
 
+std::string writeFileSafelyAt(const std::string& path,
+                              const std::function<std::string(const std::string& tmpPath)>& write, bool overwrite) {
+  struct stat existing {};
+  if (!overwrite && ::lstat(path.c_str(), &existing) == 0)
+    return path + " already exists; not overwritten (set CUPTITRACE_OVERWRITE=1 to replace it)";
+  std::vector<char> tmp(path.begin(), path.end());
+  const char kSuffix[] = ".partial-XXXXXX";
+  tmp.insert(tmp.end(), kSuffix, kSuffix + sizeof(kSuffix));
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
+  const std::string tmpPath(tmp.data());
+  ::fchmod(fd, 0644);
+  ::close(fd);
+  std::string error = write(tmpPath);
+  if (error.empty()) {
+    // The writer closed the file; its data reach the disk before the name does.
+    const int rfd = ::open(tmpPath.c_str(), O_RDONLY | O_CLOEXEC);
+    if (rfd < 0 || (::fsync(rfd) != 0 && errno != EINVAL && errno != EROFS))
+      error = "cannot write " + path + ": " + std::strerror(errno);
+    if (rfd >= 0) ::close(rfd);
+  }
+  if (!error.empty()) {
+    ::unlink(tmpPath.c_str());
+    return error + "; no partial file left";
+  }
+  const int moved = moveIntoPlace(tmpPath, path, overwrite);
+  if (moved != 0) {
+    ::unlink(tmpPath.c_str());
+    if (moved == EEXIST)
+      return path + " already exists; not overwritten (set CUPTITRACE_OVERWRITE=1 to replace it)";
+    return "cannot create " + path + ": " + std::strerror(moved);
+  }
+  return {};
+}
+
 }  // namespace cuptitrace

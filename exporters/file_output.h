@@ -15,4 +15,10 @@ namespace cuptitrace {
 std::string writeFileSafely(const std::string& path, const std::function<void(std::ostream&)>& write,
                             bool overwrite);
 
+// The same for a writer that needs a file name rather than a stream (a
+// database library): `write` fills the new empty file at the temporary path
+// it is given and returns "" or what went wrong.
+std::string writeFileSafelyAt(const std::string& path,
+                              const std::function<std::string(const std::string& tmpPath)>& write, bool overwrite);
+
 }  // namespace cuptitrace

@@ -5,6 +5,7 @@
 #include "exporters/chrome_json.h"
 #include "exporters/file_output.h"
 #include "exporters/perfetto_proto.h"
+#include "exporters/sqlite.h"
 
 namespace cuptitrace {
 namespace {
@@ -50,6 +51,10 @@ bool mergeFormatFor(const std::string& path, MergeFormat& format) {
     format = MergeFormat::Pftrace;
     return true;
   }
+  if (endsWith(path, ".sqlite")) {
+    format = MergeFormat::Sqlite;
+    return true;
+  }
   return false;
 }
 
@@ -58,7 +63,15 @@ MergeResult writeMerged(const std::vector<MergeSource>& sources, const std::stri
   MergeResult result;
   MergeFormat format;
   if (!mergeFormatFor(path, format)) {
-    result.error = path + ": the merged file's name must end in .json or .pftrace";
+    result.error = path + ": the merged file's name must end in .json, .pftrace or .sqlite";
+    return result;
+  }
+  if (format == MergeFormat::Sqlite) {
+    std::vector<SqliteSource> traces;
+    for (const MergeSource& s : sources) traces.push_back({s.trace, s.file});
+    const SqliteResult r = writeSqlite(traces, path, overwrite);
+    result.error = r.error;
+    result.events = r.rows;
     return result;
   }
   const std::vector<TimelineInput> inputs = planMerge(sources);

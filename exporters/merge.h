@@ -32,8 +32,9 @@ struct MergeSource {
 // Where each trace goes (pids, GPU keys, names, labels), in input order.
 std::vector<TimelineInput> planMerge(const std::vector<MergeSource>& sources);
 
-enum class MergeFormat { Json, Pftrace };
-// The format a merged file's name asks for: ".json" or ".pftrace"; false for any other.
+enum class MergeFormat { Json, Pftrace, Sqlite };
+// The format a merged file's name asks for: ".json", ".pftrace" or ".sqlite"
+// (one database, exporters/sqlite.h); false for any other.
 bool mergeFormatFor(const std::string& path, MergeFormat& format);
 
 struct MergeResult {

@@ -144,20 +144,21 @@ done
 
 # Exit delay: from the loop's return from main (it prints the wall-clock time)
 # to the end of the process, for EXIT_N launches with the default kinds,
-# writing JSON or Perfetto protobuf; untraced for what CUDA's own exit takes.
+# writing JSON, Perfetto protobuf or SQLite; untraced for what CUDA's own exit takes.
 # Records are the trace's kernels and runtime calls, counted in the JSON.
 EXIT_N=${EXIT_N:-1000000}
 [ "$EXIT_N" -gt 0 ] 2>/dev/null || EXIT_N=0
 declare -A delay
-exit_rows=(exit_untraced exit_json exit_pftrace)
+exit_rows=(exit_untraced exit_json exit_pftrace exit_sqlite)
 [ "$EXIT_N" -gt 0 ] || exit_rows=()
 for run in $(seq "$RUNS"); do
   for name in "${exit_rows[@]}"; do
-    rm -f "$out/$name".json "$out/$name".pftrace
+    rm -f "$out/$name".json "$out/$name".pftrace "$out/$name".sqlite
     case $name in
       exit_untraced) e="" ;;
       exit_json) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=json" ;;
       exit_pftrace) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=pftrace" ;;
+      exit_sqlite) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=sqlite" ;;
     esac
     line=$($PIN env $e CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 $loop "$EXIT_N" 2>"$out/$name.err")
     t1=$(date +%s%N)

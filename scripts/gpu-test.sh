@@ -142,6 +142,13 @@ else
       *) echo "gpu.$t: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
     esac
   done
+  echo "== gpu.sqlite" | tee -a "$LOGS/tests.log"
+  bash tests/gpu/sqlite.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/sqlite" >>"$LOGS/tests.log" 2>&1
+  case $? in
+    0) echo "gpu.sqlite: Passed" | tee -a "$LOGS/tests.log" ;;
+    77) echo "gpu.sqlite: Skipped" | tee -a "$LOGS/tests.log" ;;
+    *) echo "gpu.sqlite: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+  esac
   echo "== gpu.bad_input" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/bad_input.sh "$BUILD/samples" "$lib" "$TRACES/bad-input" >>"$LOGS/tests.log" 2>&1; then
     echo "gpu.bad_input: Passed" | tee -a "$LOGS/tests.log"

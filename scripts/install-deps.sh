@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building cuptitrace needs, from Debian/Ubuntu packages:
 # a C++17 compiler, CMake, Ninja, spdlog and fmt (used header-only),
-# nlohmann_json, CLI11 (header-only), zlib (linked statically) and Catch2.
-# The CUDA Toolkit (CUPTI, nvcc, NVTX3) is not a distribution package here:
-# it is checked for, and its absence named.
+# nlohmann_json, CLI11 (header-only), zlib and SQLite (their static libraries,
+# linked into the tracer), and Catch2. The CUDA Toolkit (CUPTI, nvcc, NVTX3)
+# is not a distribution package here: it is checked for, and its absence named.
 set -euo pipefail
 
 # clang and its runtime libraries build the libFuzzer targets (scripts/fuzz.sh).
-packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev catch2 python3 clang libclang-rt-dev)
+packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev catch2 libsqlite3-dev python3 clang libclang-rt-dev)
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null; then sudo="sudo"; else

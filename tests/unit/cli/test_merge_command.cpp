@@ -37,7 +37,7 @@ class SavedRuns {
   }
   ~SavedRuns() {
     for (const auto& f : inputs) std::remove(f.c_str());
-    for (const char* name : {"/out.json", "/out.pftrace", "/out.csv"})
+    for (const char* name : {"/out.json", "/out.pftrace", "/out.csv", "/out.sqlite"})
       std::remove((dir_ + name).c_str());
     ::rmdir(dir_.c_str());
   }
@@ -96,6 +96,18 @@ TEST_CASE("merge command: an existing output is kept unless --overwrite", "[cli]
   CHECK(readFile(output) == first);  // the same inputs give the same bytes
 }
 
+TEST_CASE("merge command: several runs into one SQLite database", "[cli][merge]") {
+  SavedRuns runs;
+  std::string out, err;
+  const std::string output = runs.path("out.sqlite");
+  REQUIRE(run({runs.inputs[0], runs.inputs[1], "-o", output}, out, err) == 0);
+  CHECK(out == output + "\n");
+  CHECK(readFile(output).compare(0, 16, std::string("SQLite format 3\0", 16)) == 0);
+  // An existing database is kept without --overwrite.
+  CHECK(run({runs.inputs[0], runs.inputs[1], "-o", output}, out, err) == 1);
+  CHECK(err.find("already exists") != std::string::npos);
+}
+
 TEST_CASE("merge command: usage and errors", "[cli][merge]") {
   SavedRuns runs;
   std::string out, err;
@@ -107,7 +119,7 @@ TEST_CASE("merge command: usage and errors", "[cli][merge]") {
   CHECK(err.find("no output file") != std::string::npos);
   CHECK(run({"-o", runs.path("out.json")}, out, err) == 2);  // no inputs
   CHECK(run({runs.inputs[0], "-o", runs.path("out.csv")}, out, err) == 2);
-  CHECK(err.find(".json or .pftrace") != std::string::npos);
+  CHECK(err.find(".json, .pftrace or .sqlite") != std::string::npos);
   CHECK(run({runs.inputs[0], "--bogus", "-o", runs.path("out.json")}, out, err) == 2);
 
   CHECK(run({runs.path("missing.native"), "-o", runs.path("out.json")}, out, err) == 1);
