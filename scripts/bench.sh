@@ -23,18 +23,32 @@
 # The exit rows measure the delay from the loop's return from main to the end
 # of the process (EXIT_N launches: the trace is written in that time), per
 # million records of the trace.
+# The resnet_* and compile_* rows are training steps of a real program
+# (bench/torch_step.py, STEPS timed steps after warm-up): a ResNet-18 step
+# (batch 32, 64x64 images, SGD) eager, and a step under
+# torch.compile(mode="reduce-overhead") (CUDA graphs) of COMPILE_MODEL (mlp:
+# compiles in seconds; resnet18: the same step, far longer to compile; none:
+# no compile rows). One process runs both, so each resnet_* run also gives its
+# compile_* row. Rows: untraced, floor_default (CUPTI with cuptitrace's default
+# kinds: kernels, copies, sets and the lean API set, records only counted),
+# cuptitrace_default, cuptitrace_kernel, cuptitrace_all, and profiler
+# (torch.profiler, CPU and CUDA, the peer). Their numbers are us per step.
+# ROWS="resnet" RUNS=5 is 30 runs of some 6-10 s each on an H100.
 # ROWS="untraced floor_default cuptitrace_default torch" runs only the rows
 # named (a word that names no row names those it begins: torch is the three
 # PyTorch rows), so that more rounds of the rows that matter fit in the same
 # time; EXIT_N=0 leaves out the exit rows.
 #   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000, TORCH_N=40000,
-#                                   THREADS=32, EXIT_N=1000000, ROWS= (all)
+#                                   THREADS=32, EXIT_N=1000000, ROWS= (all), STEPS=30,
+#                                   COMPILE_MODEL=mlp
 set -u
 BUILD=${1:-${BUILD:-build-gpu}}
 RUNS=${RUNS:-5}
 N=${N:-200000}
 TORCH_N=${TORCH_N:-40000}
 THREADS=${THREADS:-32}
+STEPS=${STEPS:-30}
+COMPILE_MODEL=${COMPILE_MODEL:-mlp}
 # Every run on the same few cores, so that where the scheduler puts a run does
 # not weigh more than what is measured. PIN= runs unpinned.
 PIN=${PIN-taskset -c 2-7}
@@ -52,20 +66,24 @@ declare -A envs=(
   [untraced]=""
   [floor_kernel]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel"
   [cuptitrace_kernel]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel CUPTITRACE_SUMMARY=none"
-  [floor_default]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
-  [cuptitrace_default]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none"
+  [floor_default]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,api"
+  [cuptitrace_default]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api CUPTITRACE_SUMMARY=none"
+  [floor_runtime]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
+  [cuptitrace_runtime]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none"
   [floor_all]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime,driver"
   [cuptitrace_all]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=all CUPTITRACE_SUMMARY=none"
-  [cuptitrace_window]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none CUPTITRACE_CAPTURE=time:300ms+30ms"
-  [cuptitrace_osrt]="LD_PRELOAD=$lib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,osrt CUPTITRACE_SUMMARY=none"
+  [cuptitrace_window]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api CUPTITRACE_SUMMARY=none CUPTITRACE_CAPTURE=time:300ms+30ms"
+  [cuptitrace_osrt]="LD_PRELOAD=$lib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,osrt CUPTITRACE_SUMMARY=none"
   [untraced_threads]=""
-  [floor_threads]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
-  [cuptitrace_threads]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,nvtx CUPTITRACE_SUMMARY=none"
+  [floor_threads]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,api"
+  [cuptitrace_threads]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,nvtx CUPTITRACE_SUMMARY=none"
 )
-order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default floor_all cuptitrace_all
-       cuptitrace_window cuptitrace_osrt untraced_threads floor_threads cuptitrace_threads)
+order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default floor_runtime cuptitrace_runtime
+       floor_all cuptitrace_all cuptitrace_window cuptitrace_osrt untraced_threads floor_threads cuptitrace_threads)
 # name -> command; every run not named here is the launch loop
 declare -A cmds=()
+# name -> the row whose run prints this row's time too (it is not run itself)
+declare -A derived=()
 for name in untraced_threads floor_threads cuptitrace_threads; do cmds[$name]="$loop $N threads=$THREADS"; done
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   torch_loop="python3 $(dirname "$0")/../bench/torch_loop.py $TORCH_N"
@@ -76,6 +94,21 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
     cmds[$name]=$torch_loop
     order+=("$name")
   done
+  # Training steps: each resnet_* run prints its compile_* row's step time too.
+  torch_step="python3 $(dirname "$0")/../bench/torch_step.py --steps $STEPS --compile-model $COMPILE_MODEL"
+  for row in untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all profiler; do
+    envs[resnet_$row]="${envs[$row]-}"
+    cmds[resnet_$row]=$torch_step
+    order+=("resnet_$row")
+  done
+  cmds[resnet_profiler]="$torch_step --profiler $out"
+  if [ "$COMPILE_MODEL" != none ]; then
+    for row in untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all profiler; do
+      envs[compile_$row]=""
+      derived[compile_$row]=resnet_$row
+      order+=("compile_$row")
+    done
+  fi
 else
   echo "bench: no PyTorch with CUDA here; the PyTorch rows are left out" >&2
 fi
@@ -92,19 +125,32 @@ if [ -n "$ROWS" ]; then
   done
   [ ${#kept[@]} -gt 0 ] || { echo "bench: ROWS=\"$ROWS\" names no row of: ${order[*]}" >&2; exit 2; }
   order=("${kept[@]}")
+  # A compile_* row is measured by its resnet_* run.
+  for name in "${order[@]}"; do
+    src=${derived[$name]-}
+    if [ -n "$src" ] && ! printf '%s\n' "${order[@]}" | grep -qx "$src"; then order+=("$src"); fi
+  done
 fi
 has_row() { local n; for n in "${order[@]}"; do [ "$n" = "$1" ] && return 0; done; return 1; }
 declare -A per_launch wall
 for run in $(seq "$RUNS"); do
   for name in "${order[@]}"; do
+    [ -n "${derived[$name]-}" ] && continue
     rm -f "$out/$name".json "$out/$name".reports.txt
     t0=$(date +%s%N)
     line=$($PIN env ${envs[$name]} CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 ${cmds[$name]:-$loop $N} 2>"$out/$name.err")
     t1=$(date +%s%N)
-    us=$(sed -n 's/.* \([0-9.]*\) us per launch/\1/p' <<<"$line")
+    # launch_loop and torch_loop: "us per launch"; torch_step: "us per step", its compiled step on a line of its own.
+    us=$(grep -v ' compiled ' <<<"$line" | sed -n 's/.* \([0-9.]*\) us per \(launch\|step\)$/\1/p' | head -1)
     [ -n "$us" ] || { echo "bench: $name run $run failed: $(tail -2 "$out/$name.err")" >&2; exit 1; }
     per_launch[$name]+="$us "
     wall[$name]+="$(((t1 - t0) / 1000000)) "
+    if [[ $name == resnet_* ]] && [ -n "${derived[compile_${name#resnet_}]-}" ]; then
+      us=$(sed -n 's/.* compiled .* \([0-9.]*\) us per step$/\1/p' <<<"$line")
+      [ -n "$us" ] || { echo "bench: $name run $run printed no compiled step: $(tail -2 "$out/$name.err")" >&2; exit 1; }
+      per_launch[compile_${name#resnet_}]+="$us "
+      wall[compile_${name#resnet_}]+="- "
+    fi
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -116,9 +162,11 @@ paired() {
   local i
   for i in "${!a[@]}"; do awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN {printf "%.4f ", x / y}'; done
 }
-printf '\n%-24s %16s %14s %12s %10s %14s\n' run "us/launch (med)" "wall ms (med)" "vs untraced" "vs floor" "paired floor"
+printf '\n%-24s %16s %14s %12s %10s %14s\n' run "us/op (med)" "wall ms (med)" "vs untraced" "vs floor" "paired floor"
 for name in "${order[@]}"; do
   case $name in torch_*) base_name=torch_untraced ;;
+                resnet_*) base_name=resnet_untraced ;;
+                compile_*) base_name=compile_untraced ;;
                 *_threads) base_name=untraced_threads ;;
                 *) base_name=untraced ;; esac
   m=$(median <<<"${per_launch[$name]}")
