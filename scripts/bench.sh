@@ -19,7 +19,8 @@
 # (launch_loop threads=T): shared locks on the launching threads show there.
 # "paired floor" is the median of per-round ratios to the floor (each round
 # runs every row once, close in time), steadier than the ratio of medians
-# when the machine's speed drifts between rounds.
+# when the machine's speed drifts between rounds; "paired untraced" is the same
+# against the untraced row of the same workload.
 # The exit rows measure the delay from the loop's return from main to the end
 # of the process (EXIT_N launches: the trace is written in that time), per
 # million records of the trace.
@@ -33,7 +34,8 @@
 # kinds: kernels, copies, sets and the lean API set, records only counted),
 # cuptitrace_default, cuptitrace_kernel, cuptitrace_all, and profiler
 # (torch.profiler, CPU and CUDA, the peer). Their numbers are us per step.
-# ROWS="resnet" RUNS=5 is 30 runs of some 6-10 s each on an H100.
+# They run only when ROWS names them (ROWS="resnet", or "compile", or row
+# names): ROWS="resnet" RUNS=5 is 30 runs of some 6-15 s each on an H100.
 # ROWS="untraced floor_default cuptitrace_default torch" runs only the rows
 # named (a word that names no row names those it begins: torch is the three
 # PyTorch rows), so that more rounds of the rows that matter fit in the same
@@ -84,6 +86,7 @@ order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default 
 declare -A cmds=()
 # name -> the row whose run prints this row's time too (it is not run itself)
 declare -A derived=()
+model_row_names="untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all profiler"
 for name in untraced_threads floor_threads cuptitrace_threads; do cmds[$name]="$loop $N threads=$THREADS"; done
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   torch_loop="python3 $(dirname "$0")/../bench/torch_loop.py $TORCH_N"
@@ -94,16 +97,19 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
     cmds[$name]=$torch_loop
     order+=("$name")
   done
-  # Training steps: each resnet_* run prints its compile_* row's step time too.
+  # Training steps, only when ROWS names them (they take minutes): each
+  # resnet_* run prints its compile_* row's step time too.
+  case " ${ROWS:-} " in *resnet*|*compile*) model_rows=1 ;; *) model_rows=0 ;; esac
   torch_step="python3 $(dirname "$0")/../bench/torch_step.py --steps $STEPS --compile-model $COMPILE_MODEL"
-  for row in untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all profiler; do
+  for row in $model_row_names; do
+    [ "$model_rows" = 1 ] || break
     envs[resnet_$row]="${envs[$row]-}"
     cmds[resnet_$row]=$torch_step
     order+=("resnet_$row")
   done
   cmds[resnet_profiler]="$torch_step --profiler $out"
-  if [ "$COMPILE_MODEL" != none ]; then
-    for row in untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all profiler; do
+  if [ "$COMPILE_MODEL" != none ] && [ "$model_rows" = 1 ]; then
+    for row in $model_row_names; do
       envs[compile_$row]=""
       derived[compile_$row]=resnet_$row
       order+=("compile_$row")
@@ -125,10 +131,14 @@ if [ -n "$ROWS" ]; then
   done
   [ ${#kept[@]} -gt 0 ] || { echo "bench: ROWS=\"$ROWS\" names no row of: ${order[*]}" >&2; exit 2; }
   order=("${kept[@]}")
-  # A compile_* row is measured by its resnet_* run.
-  for name in "${order[@]}"; do
-    src=${derived[$name]-}
-    if [ -n "$src" ] && ! printf '%s\n' "${order[@]}" | grep -qx "$src"; then order+=("$src"); fi
+  # A compile_* row is measured by its resnet_* run, which gives it anyway.
+  for row in $model_row_names; do
+    name=compile_$row
+    [ -n "${derived[$name]-}" ] || continue
+    src=${derived[$name]}
+    in_order() { printf '%s\n' "${order[@]}" | grep -qx "$1"; }
+    if in_order "$name" && ! in_order "$src"; then order+=("$src"); fi
+    if in_order "$src" && ! in_order "$name"; then order+=("$name"); fi
   done
 fi
 has_row() { local n; for n in "${order[@]}"; do [ "$n" = "$1" ] && return 0; done; return 1; }
@@ -149,7 +159,6 @@ for run in $(seq "$RUNS"); do
       us=$(sed -n 's/.* compiled .* \([0-9.]*\) us per step$/\1/p' <<<"$line")
       [ -n "$us" ] || { echo "bench: $name run $run printed no compiled step: $(tail -2 "$out/$name.err")" >&2; exit 1; }
       per_launch[compile_${name#resnet_}]+="$us "
-      wall[compile_${name#resnet_}]+="- "
     fi
   done
 done
@@ -162,7 +171,8 @@ paired() {
   local i
   for i in "${!a[@]}"; do awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN {printf "%.4f ", x / y}'; done
 }
-printf '\n%-24s %16s %14s %12s %10s %14s\n' run "us/op (med)" "wall ms (med)" "vs untraced" "vs floor" "paired floor"
+printf '\n%-24s %16s %14s %12s %10s %14s %16s\n' run "us/op (med)" "wall ms (med)" "vs untraced" "vs floor" "paired floor" \
+  "paired untraced"
 for name in "${order[@]}"; do
   case $name in torch_*) base_name=torch_untraced ;;
                 resnet_*) base_name=resnet_untraced ;;
@@ -170,9 +180,14 @@ for name in "${order[@]}"; do
                 *_threads) base_name=untraced_threads ;;
                 *) base_name=untraced ;; esac
   m=$(median <<<"${per_launch[$name]}")
-  w=$(median <<<"${wall[$name]}")
+  w=-  # a compile_* row has no process of its own
+  [ -n "${wall[$name]-}" ] && w=$(median <<<"${wall[$name]}")
   vs_untraced="-"
-  has_row "$base_name" && vs_untraced=$(awk -v a="$m" -v b="$(median <<<"${per_launch[$base_name]}")" 'BEGIN {printf "%.3f", a / b}')
+  vs_untraced_paired="-"
+  if has_row "$base_name"; then
+    vs_untraced=$(awk -v a="$m" -v b="$(median <<<"${per_launch[$base_name]}")" 'BEGIN {printf "%.3f", a / b}')
+    vs_untraced_paired=$(paired "$name" "$base_name" | median | awk '{printf "%.3f", $1}')
+  fi
   vs_floor="-"
   vs_floor_paired="-"
   floor_name=${name/cuptitrace_/floor_}
@@ -186,7 +201,8 @@ for name in "${order[@]}"; do
       vs_floor_paired=$(paired "$name" "$floor_name" | median | awk '{printf "%.3f", $1}')
     fi ;;
   esac
-  printf '%-24s %16s %14s %12s %10s %14s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor" "$vs_floor_paired"
+  printf '%-24s %16s %14s %12s %10s %14s %16s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor" "$vs_floor_paired" \
+    "$vs_untraced_paired"
 done
 
 # Exit delay: from the loop's return from main (it prints the wall-clock time)
