@@ -34,9 +34,12 @@ ApiSets recordedApiSets(const Trace& trace) {
 
 const char* apiSetName(ApiSet set) {
   switch (set) {
-    case ApiSet::Lean: return "lean";
-    case ApiSet::All: return "all";
-    case ApiSet::None: break;
+    case ApiSet::Lean:
+      return "lean";
+    case ApiSet::All:
+      return "all";
+    case ApiSet::None:
+      break;
   }
   return "none";
 }
@@ -49,19 +52,24 @@ std::string describeApiSets(const ApiSets& sets) {
     if (!text.empty()) text += "; ";
     text += part;
   };
-  if (sets.runtime == ApiSet::All && sets.driver == ApiSet::All) add("every runtime and driver call");
-  else if (sets.runtime == ApiSet::All) add("every runtime call");
-  else if (sets.driver == ApiSet::All) add("every driver call");
+  if (sets.runtime == ApiSet::All && sets.driver == ApiSet::All)
+    add("every runtime and driver call");
+  else if (sets.runtime == ApiSet::All)
+    add("every runtime call");
+  else if (sets.driver == ApiSet::All)
+    add("every driver call");
   if (leanRuntime || leanDriver) {
     std::string lean = "lean set: ";
     if (leanRuntime) lean += std::to_string(sets.runtimeIds) + " runtime";
     if (leanRuntime && leanDriver) lean += " + ";
     if (leanDriver) lean += std::to_string(sets.driverIds) + " driver";
-    lean += " callback ids, the calls that launch, copy, set, wait for, allocate or free GPU work "
-            "and memory; queries such as cudaGetDevice are not recorded";
+    lean +=
+        " callback ids, the calls that launch, copy, set, wait for, allocate or free GPU work "
+        "and memory; queries such as cudaGetDevice are not recorded";
     add(lean);
   }
-  if (sets.runtime == ApiSet::None && sets.driver == ApiSet::None) add("no runtime or driver calls");
+  if (sets.runtime == ApiSet::None && sets.driver == ApiSet::None)
+    add("no runtime or driver calls");
   return text;
 }
 

@@ -1,9 +1,9 @@
 // Driver calls made inside a runtime call: with both APIs recorded, a driver
 // call that shares its correlation id with a runtime call is one the runtime
-// call made, and the work they launched is one launch. The timeline draws the driver call nested under
-// its runtime call and the arrow from the runtime call only (FlowSources);
-// the API calls report leaves the driver call out, its time being part of
-// the runtime call's, and says how many it left out.
+// call made, and the work they launched is one launch. The timeline draws the
+// driver call nested under its runtime call and the arrow from the runtime
+// call only (FlowSources); the API calls report leaves the driver call out,
+// its time being part of the runtime call's, and says how many it left out.
 #pragma once
 
 #include <cstdint>

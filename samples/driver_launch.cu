@@ -36,9 +36,9 @@ bool driverOk(CUresult r, const char* what, int line) {
 
 }  // namespace
 
-#define CHECK_CU(call)                                           \
-  do {                                                           \
-    if (!driverOk((call), #call, __LINE__)) std::exit(1);        \
+#define CHECK_CU(call)                                    \
+  do {                                                    \
+    if (!driverOk((call), #call, __LINE__)) std::exit(1); \
   } while (0)
 
 int main(int argc, char** argv) {
@@ -131,9 +131,9 @@ int main(int argc, char** argv) {
   std::printf("driver_launch: %d kernels, %d sets, 2 copies through the driver API ok%s\n", kernels,
               memsets, cooperative ? "" : " (no cooperative launches on this device)");
   std::printf(
-      "EXPECT kernels=%d memcpy=2 memset=%d launch_calls=%d memcpy_HtoD=1 memcpy_DtoH=1 memcpy_DtoD=0 "
-      "memcpy_HtoH=0 memcpy_pageable=0 memcpy_pinned=2 nvtx_pushpop=0 nvtx_startend=0 nvtx_marks=0 "
-      "threads=1 graph_launches=%d\n",
+      "EXPECT kernels=%d memcpy=2 memset=%d launch_calls=%d memcpy_HtoD=1 memcpy_DtoH=1 "
+      "memcpy_DtoD=0 memcpy_HtoH=0 memcpy_pageable=0 memcpy_pinned=2 nvtx_pushpop=0 "
+      "nvtx_startend=0 nvtx_marks=0 threads=1 graph_launches=%d\n",
       kernels, memsets, calls, graphLaunches);
   return 0;
 }

@@ -1,7 +1,6 @@
 // The `api` activity (the lean set of runtime and driver calls) in the
 // configuration, and what a trace says about the calls it holds.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -13,9 +12,11 @@ using namespace cuptitrace;
 namespace {
 
 Config parseActivities(const char* value, std::vector<std::string>& messages) {
-  return parseConfig([value](const char* name) -> const char* {
-    return std::string(name) == "CUPTITRACE_ACTIVITIES" ? value : nullptr;
-  }, messages);
+  return parseConfig(
+      [value](const char* name) -> const char* {
+        return std::string(name) == "CUPTITRACE_ACTIVITIES" ? value : nullptr;
+      },
+      messages);
 }
 
 ApiSets setsOf(const Config& config, uint64_t runtimeIds, uint64_t driverIds) {
@@ -35,7 +36,8 @@ TEST_CASE("activities: the default records the lean API set, not every call", "[
   CHECK((byDefault.activities & (kActivityRuntime | kActivityDriver)) == 0);
   CHECK(parseActivities("default", messages).activities == byDefault.activities);
   CHECK(parseActivities("api", messages).activities == kActivityApi);
-  CHECK(parseActivities("kernel,runtime", messages).activities == (kActivityKernel | kActivityRuntime));
+  CHECK(parseActivities("kernel,runtime", messages).activities ==
+        (kActivityKernel | kActivityRuntime));
   const uint32_t all = parseActivities("all", messages).activities;
   CHECK((all & kActivityRuntime) != 0);
   CHECK((all & kActivityDriver) != 0);
@@ -60,7 +62,8 @@ TEST_CASE("api set: read back from the trace's configuration and counters", "[co
     const ApiSets s = setsOf(parseActivities("default,driver", messages), 120, 0);
     CHECK(s.runtime == ApiSet::Lean);
     CHECK(s.driver == ApiSet::All);
-    CHECK(describeApiSets(s).rfind("every driver call; lean set: 120 runtime callback ids, ", 0) == 0);
+    CHECK(describeApiSets(s).rfind("every driver call; lean set: 120 runtime callback ids, ", 0) ==
+          0);
   }
   {
     const ApiSets s = setsOf(parseActivities("all", messages), 0, 0);

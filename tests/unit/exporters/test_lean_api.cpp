@@ -37,22 +37,30 @@ void fillDriverTrace(Trace& t, const char* activities = "kernel,memcpy,memset,nv
   t.meta.config = {{"CUPTITRACE_ACTIVITIES", activities}};
   t.counters[kLeanRuntimeCounter] = 123;
   t.counters[kLeanDriverCounter] = 194;
-  addApi(t, b + 100, b + 110, 21, cuptitrace::testing::kSamplePid, ApiDomain::Driver, "cuLaunchKernelEx");
+  addApi(t, b + 100, b + 110, 21, cuptitrace::testing::kSamplePid, ApiDomain::Driver,
+         "cuLaunchKernelEx");
   addKernel(t, b + 200, b + 260, 21);
-  addApi(t, b + 120, b + 130, 22, cuptitrace::testing::kSamplePid, ApiDomain::Driver, "cuMemcpyHtoDAsync_v2");
+  addApi(t, b + 120, b + 130, 22, cuptitrace::testing::kSamplePid, ApiDomain::Driver,
+         "cuMemcpyHtoDAsync_v2");
   MemcpyRecord c{};
-  c.start = b + 270, c.end = b + 290, c.bytes = 4096, c.correlationId = 22, c.contextId = 1, c.streamId = 7;
+  c.start = b + 270, c.end = b + 290, c.bytes = 4096, c.correlationId = 22, c.contextId = 1,
+  c.streamId = 7;
   c.copyKind = 1;
   t.store.add(c);
-  addApi(t, b + 140, b + 150, 23, cuptitrace::testing::kSamplePid, ApiDomain::Driver, "cuMemsetD32Async");
+  addApi(t, b + 140, b + 150, 23, cuptitrace::testing::kSamplePid, ApiDomain::Driver,
+         "cuMemsetD32Async");
   MemsetRecord s{};
-  s.start = b + 300, s.end = b + 310, s.bytes = 4096, s.correlationId = 23, s.contextId = 1, s.streamId = 7;
+  s.start = b + 300, s.end = b + 310, s.bytes = 4096, s.correlationId = 23, s.contextId = 1,
+  s.streamId = 7;
   t.store.add(s);
-  addApi(t, b + 160, b + 170, 24, cuptitrace::testing::kSamplePid, ApiDomain::Driver, "cuGraphLaunch");
+  addApi(t, b + 160, b + 170, 24, cuptitrace::testing::kSamplePid, ApiDomain::Driver,
+         "cuGraphLaunch");
   addKernel(t, b + 320, b + 330, 24, 7, "_Z5node1v");
   addKernel(t, b + 340, b + 350, 24, 7, "_Z5node2v");
-  addApi(t, b + 400, b + 440, 30, cuptitrace::testing::kSamplePid, ApiDomain::Runtime, "cudaLaunchKernel");
-  addApi(t, b + 410, b + 430, 30, cuptitrace::testing::kSamplePid, ApiDomain::Driver, "cuLaunchKernel");
+  addApi(t, b + 400, b + 440, 30, cuptitrace::testing::kSamplePid, ApiDomain::Runtime,
+         "cudaLaunchKernel");
+  addApi(t, b + 410, b + 430, 30, cuptitrace::testing::kSamplePid, ApiDomain::Driver,
+         "cuLaunchKernel");
   addKernel(t, b + 450, b + 470, 30);
 }
 
@@ -88,7 +96,8 @@ std::vector<std::vector<std::string>> csvRows(const Trace& t, RecordKind kind) {
 
 }  // namespace
 
-TEST_CASE("json: work launched by driver calls has its arrow from the driver call", "[lean][json]") {
+TEST_CASE("json: work launched by driver calls has its arrow from the driver call",
+          "[lean][json]") {
   Trace t;
   fillDriverTrace(t);
   const json doc = exportJson(t);
@@ -121,7 +130,8 @@ TEST_CASE("json: work launched by driver calls has its arrow from the driver cal
   CHECK(nested == 1);
 }
 
-TEST_CASE("pftrace: work launched by driver calls has its arrow from the driver call", "[lean][pftrace]") {
+TEST_CASE("pftrace: work launched by driver calls has its arrow from the driver call",
+          "[lean][pftrace]") {
   Trace t;
   fillDriverTrace(t);
   std::ostringstream out;
@@ -142,14 +152,16 @@ TEST_CASE("pftrace: work launched by driver calls has its arrow from the driver 
       REQUIRE(source != nullptr);
       const uint64_t id = w.begin.args.at("correlation").u;
       CHECK(source->args.at("correlation").u == id);
-      CHECK(source->categories == std::vector<std::string>{id == 30 ? "cuda_runtime" : "cuda_driver"});
+      CHECK(source->categories ==
+            std::vector<std::string>{id == 30 ? "cuda_runtime" : "cuda_driver"});
       ++work;
     }
   }
   CHECK(work == 6);
 }
 
-TEST_CASE("api_calls report counts a driver call made inside a runtime call once", "[lean][reports]") {
+TEST_CASE("api_calls report counts a driver call made inside a runtime call once",
+          "[lean][reports]") {
   Trace t;
   fillDriverTrace(t, "kernel,memcpy,memset,runtime,driver");
   const ReportTable table = buildReport(t, "api_calls", ReportOptions{});
@@ -157,8 +169,9 @@ TEST_CASE("api_calls report counts a driver call made inside a runtime call once
   for (const auto& row : table.rows) names.push_back(row.back().s);
   std::sort(names.begin(), names.end());
   // cuLaunchKernel (correlation 30) ran inside cudaLaunchKernel: left out.
-  CHECK(names == std::vector<std::string>{"cuGraphLaunch", "cuLaunchKernelEx", "cuMemcpyHtoDAsync_v2",
-                                          "cuMemsetD32Async", "cudaLaunchKernel"});
+  CHECK(names == std::vector<std::string>{"cuGraphLaunch", "cuLaunchKernelEx",
+                                          "cuMemcpyHtoDAsync_v2", "cuMemsetD32Async",
+                                          "cudaLaunchKernel"});
   const auto hasNote = [&](const std::string& text) {
     return std::any_of(table.notes.begin(), table.notes.end(),
                        [&](const std::string& n) { return n.find(text) != std::string::npos; });
@@ -170,9 +183,8 @@ TEST_CASE("api_calls report counts a driver call made inside a runtime call once
   // Without the runtime call, the driver call is a launch of its own and counted.
   Trace driverOnly;
   fillDriverTrace(driverOnly);
-  driverOnly.store.retain<ApiRecord>([&](const ApiRecord& r) {
-    return r.domain != static_cast<uint8_t>(ApiDomain::Runtime);
-  });
+  driverOnly.store.retain<ApiRecord>(
+      [&](const ApiRecord& r) { return r.domain != static_cast<uint8_t>(ApiDomain::Runtime); });
   const ReportTable lean = buildReport(driverOnly, "api_calls", ReportOptions{});
   CHECK(lean.rows.size() == 5);
   CHECK(std::none_of(lean.notes.begin(), lean.notes.end(),
@@ -193,7 +205,8 @@ TEST_CASE("json metadata and csv say which API calls were recorded", "[lean][jso
   fillDriverTrace(mixed, "kernel,runtime,api");
   CHECK(exportJson(mixed)["metadata"]["api_calls"] ==
         "every runtime call; lean set: 194 driver callback ids, the calls that launch, copy, set, "
-        "wait for, allocate or free GPU work and memory; queries such as cudaGetDevice are not recorded");
+        "wait for, allocate or free GPU work and memory; queries such as cudaGetDevice are not "
+        "recorded");
 
   // One column per row: the set of that row's API.
   const auto rows = csvRows(mixed, RecordKind::Api);
