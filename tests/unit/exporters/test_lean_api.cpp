@@ -158,6 +158,12 @@ TEST_CASE("pftrace: work launched by driver calls has its arrow from the driver 
     }
   }
   CHECK(work == 6);
+  // The metadata event says which calls were recorded, as the JSON does.
+  const auto meta = std::find_if(d.instants.begin(), d.instants.end(),
+                                 [](const auto& e) { return e.name == "cuptitrace"; });
+  REQUIRE(meta != d.instants.end());
+  CHECK(meta->args.at("api_calls").s.rfind("lean set: 123 runtime + 194 driver callback ids", 0) ==
+        0);
 }
 
 TEST_CASE("api_calls report counts a driver call made inside a runtime call once",
