@@ -1,9 +1,13 @@
 // The floor: what CUPTI itself costs. An injection library that enables the
 // same activity kinds as cuptitrace (FLOOR_KINDS: comma list of kernel,
-// memcpy, memset, runtime, driver) and does nothing with the records but
-// count them; buffers are malloc'ed and freed. cuptitrace's overhead is
+// memcpy, memset, api, runtime, driver; api is cuptitrace's lean set of
+// runtime and driver calls, enabled per callback id from the same table)
+// and does nothing with the records but count them; buffers are malloc'ed
+// and freed. cuptitrace's overhead is
 // reported against this, in the same run (scripts/bench.sh).
 #include <cupti.h>
+
+#include "collectors/api_selection.h"
 
 #include <atomic>
 #include <cstdio>
@@ -53,6 +57,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   if (wants(kinds, "memset")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
   if (wants(kinds, "runtime")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
   if (wants(kinds, "driver")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+  // As cuptitrace does: per callback id, for an API whose whole kind is off.
+  if (wants(kinds, "api") && !wants(kinds, "runtime"))
+    for (const CUpti_CallbackId cbid : cuptitrace::leanRuntimeCallbacks()) cuptiActivityEnableRuntimeApi(cbid, 1);
+  if (wants(kinds, "api") && !wants(kinds, "driver"))
+    for (const CUpti_CallbackId cbid : cuptitrace::leanDriverCallbacks()) cuptiActivityEnableDriverApi(cbid, 1);
   std::atexit(atExit);
   return 1;
 }

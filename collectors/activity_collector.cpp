@@ -1,8 +1,10 @@
 #include "collectors/activity_collector.h"
 
+#include "collectors/api_selection.h"
 #include "collectors/cupti_check.h"
 #include "collectors/cupti_detach.h"
 #include "collectors/osrt_state.h"
+#include "core/api_set.h"
 #include "core/log.h"
 
 namespace cuptitrace {
@@ -115,6 +117,39 @@ std::vector<CUpti_ActivityKind> ActivityCollector::kinds() const {
   return k;
 }
 
+// A whole kind overrides the per-call selection, so the lean set is asked
+// for only where its kind is not.
+bool ActivityCollector::leanRuntime() const {
+  return (config_.activities & kActivityApi) && !(config_.activities & kActivityRuntime);
+}
+bool ActivityCollector::leanDriver() const {
+  return (config_.activities & kActivityApi) && !(config_.activities & kActivityDriver);
+}
+
+void ActivityCollector::setLeanApi(bool on) {
+  const uint8_t enable = on ? 1 : 0;
+  uint32_t runtime = 0, driver = 0, refused = 0;
+  // Not CUPTI_CHECK: a CUPTI that lacks a newer call's id refuses just that
+  // id, which costs that call only; the refusals are counted.
+  if (leanRuntime()) {
+    for (const CUpti_CallbackId cbid : leanRuntimeCallbacks()) {
+      if (cuptiActivityEnableRuntimeApi(cbid, enable) == CUPTI_SUCCESS) ++runtime;
+      else ++refused;
+    }
+  }
+  if (leanDriver()) {
+    for (const CUpti_CallbackId cbid : leanDriverCallbacks()) {
+      if (cuptiActivityEnableDriverApi(cbid, enable) == CUPTI_SUCCESS) ++driver;
+      else ++refused;
+    }
+  }
+  if (!on) return;
+  leanRuntimeIds_ = runtime;
+  leanDriverIds_ = driver;
+  leanRefused_ = refused;
+  if (refused != 0) logger().info("CUPTI refused {} callback ids of the lean API set", refused);
+}
+
 bool ActivityCollector::start(std::string& error) {
   ActivityCollector* expected = nullptr;
   if (!gCollector.compare_exchange_strong(expected, this)) {
@@ -160,6 +195,9 @@ bool ActivityCollector::start(std::string& error) {
     gCollector = nullptr;
     return false;
   }
+  setLeanApi(true);
+  if ((leanRuntime() || leanDriver()) && leanRuntimeIds_ + leanDriverIds_ == 0)
+    logger().warn("CUPTI recorded no call of the lean API set here; GPU work has no launching call");
   started_ = true;
   recording_ = true;
   drainThread_ = std::thread([this] { drainLoop(); });
@@ -284,6 +322,7 @@ bool ActivityCollector::setRecording(bool on) {
     if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT) continue;
     ok = CUPTI_CHECK(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind)) == CUPTI_SUCCESS && ok;
   }
+  if (leanRuntime() || leanDriver()) setLeanApi(on);
   setUvm(on);
   return ok;
 }
@@ -293,6 +332,7 @@ void ActivityCollector::prepareDetach() {
   stopPeriodicFlush();
   const osrt::FlushScope flushing;
   for (auto kind : enabled_) cuptiActivityDisable(kind);
+  if (leanRuntime() || leanDriver()) setLeanApi(false);
   setUvm(false);
   CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   drainPending();
@@ -323,6 +363,7 @@ void ActivityCollector::stop() {
   drainPending();
   if (attached) {
     for (auto kind : enabled_) cuptiActivityDisable(kind);
+    if (leanRuntime() || leanDriver()) setLeanApi(false);
     setUvm(false);
     // Records that completed while disabling.
     CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
@@ -338,6 +379,10 @@ void ActivityCollector::publishCounters() {
   if (uvmRefused_ || uvmDeferred_) trace_.counters["refused_kind.uvm"] = 1;
   if (uvmDeferred_) logger().warn("unified memory counters were never enabled: no CUDA context became ready for them");
   if (uvmCounters_ != 0) trace_.counters["uvm_counters_configured"] = uvmCounters_;
+  // Which calls the API tables hold (core/api_set.h reads these back).
+  if (leanRuntime()) trace_.counters[kLeanRuntimeCounter] = leanRuntimeIds_;
+  if (leanDriver()) trace_.counters[kLeanDriverCounter] = leanDriverIds_;
+  if (leanRefused_ != 0) trace_.counters["refused_callbacks.api"] = leanRefused_;
   trace_.counters["dropped.cupti"] = cuptiDropped_.load();
   trace_.counters["cupti_buffers_refused"] = pool_.refused();
   trace_.counters["cupti_buffers_completed"] = buffersCompleted_.load();

@@ -63,6 +63,11 @@ class ActivityCollector {
   void drainLoop();
   void drainPending();
   std::vector<CUpti_ActivityKind> kinds() const;
+  // The lean API set (the `api` activity) per callback id, for each API whose
+  // whole kind is not asked for; counts the callback ids CUPTI took.
+  void setLeanApi(bool on);
+  bool leanRuntime() const;
+  bool leanDriver() const;
   // Chooses the unified memory counters; false when CUPTI supports none here.
   bool configureUvmCounters();
 
@@ -84,6 +89,9 @@ class ActivityCollector {
   std::atomic<uint64_t> lastCompletedNs_{0};  // when the last buffer came back to us
   std::vector<CUpti_ActivityKind> enabled_;
   std::vector<const char*> refused_;
+  uint32_t leanRuntimeIds_ = 0;  // lean set callback ids CUPTI took, per API
+  uint32_t leanDriverIds_ = 0;
+  uint32_t leanRefused_ = 0;     // lean set callback ids CUPTI refused
   // Unified memory counters, when CUPTI could not enable them at start.
   void setUvm(bool on);
   std::mutex uvmMutex_;

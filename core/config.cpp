@@ -19,7 +19,7 @@ constexpr NamedBit kActivities[] = {
     {"kernel", kActivityKernel}, {"memcpy", kActivityMemcpy},   {"memset", kActivityMemset},
     {"runtime", kActivityRuntime}, {"driver", kActivityDriver}, {"nvtx", kActivityNvtx},
     {"sync", kActivitySync},     {"overhead", kActivityOverhead}, {"memory", kActivityMemory},
-    {"uvm", kActivityUvm},       {"osrt", kActivityOsrt},
+    {"uvm", kActivityUvm},       {"api", kActivityApi},       {"osrt", kActivityOsrt},
 };
 constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}, {"pftrace", kFormatPftrace}, {"json.gz", kFormatJsonGz}, {"sqlite", kFormatSqlite}};
 
@@ -323,9 +323,12 @@ std::string quoted(std::string_view value) {
 const std::vector<ConfigVar>& configTable() {
   static const std::vector<ConfigVar> table = {
       {"CUPTITRACE_ACTIVITIES", "list", "default",
-       "comma list of kernel, memcpy, memset, runtime, driver, nvtx, sync, overhead, memory, uvm, osrt, "
-       "default (kernel,memcpy,memset,runtime,nvtx), all (every kind but osrt)",
-       "Activity kinds to record; every kind not named is off.", applyActivities},
+       "comma list of kernel, memcpy, memset, api, runtime, driver, nvtx, sync, overhead, memory, uvm, "
+       "osrt, default (kernel,memcpy,memset,api,nvtx), all (every kind but osrt)",
+       "Activity kinds to record; every kind not named is off. api records the runtime and driver "
+       "calls that launch, copy, set, wait for, allocate or free GPU work and memory (the lean set: "
+       "queries such as cudaGetDevice are left out); runtime and driver record every call of their API.",
+       applyActivities},
       {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, json.gz, csv, native, pftrace, sqlite",
        "Output formats written at exit (json.gz: the JSON, gzip-compressed as it is written; sqlite: "
        "PREFIX.sqlite, tables as Nsight Systems exports them).",

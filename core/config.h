@@ -28,13 +28,17 @@ enum Activity : uint32_t {
   kActivityOverhead = 1u << 7,
   kActivityMemory = 1u << 8,  // GPU memory allocations and frees, memory pools
   kActivityUvm = 1u << 9,     // unified memory transfers and page faults
+  // The runtime and driver calls that start, wait for or move GPU work and
+  // memory, chosen per callback id (the lean API set); runtime and driver
+  // each record every call of their API instead.
+  kActivityApi = 1u << 10,
   // C library calls that block (file I/O, sleeps, waits): not a CUPTI kind,
   // recorded by the library's wrappers when it is preloaded; not in "all".
   kActivityOsrt = 1u << 24,
 };
 inline constexpr uint32_t kActivityDefault =
-    kActivityKernel | kActivityMemcpy | kActivityMemset | kActivityRuntime | kActivityNvtx;
-inline constexpr uint32_t kActivityAll = (1u << 10) - 1;
+    kActivityKernel | kActivityMemcpy | kActivityMemset | kActivityApi | kActivityNvtx;
+inline constexpr uint32_t kActivityAll = (1u << 11) - 1;
 
 // Output formats that can be selected with CUPTITRACE_FORMAT.
 enum Format : uint32_t {

@@ -61,6 +61,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/api_set.h"
 #include "core/demangle.h"
 #include "exporters/external_ids.h"
 #include "exporters/flow_sources.h"
@@ -843,6 +844,9 @@ class ChromeJsonWriter {
       b_.put(']');
     }
     if (m.cuptiDetachedNs != 0) meta.u("cupti_detached_ns", m.cuptiDetachedNs);
+    // Which runtime and driver calls were recorded: the lean set is not every call.
+    const std::string apiCalls = describeApiSets(recordedApiSets(trace_));
+    if (!apiCalls.empty()) meta.s("api_calls", apiCalls);
 
     meta.key("config");
     JsonObject config(b_);

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/api_set.h"
 #include "core/demangle.h"
 #include "exporters/external_ids.h"
 
@@ -40,8 +41,11 @@ constexpr std::array kMemcpyColumns = {
 constexpr std::array kMemsetColumns = {
     "start_ns", "end_ns", "duration_ns", "device", "context", "stream", "correlation_id", "bytes",
     "value", "memory_kind", "async", "graph_id", "graph_node_id"};
-constexpr std::array kApiColumns = {"start_ns", "end_ns", "duration_ns", "domain", "name",
-                                    "thread_id", "correlation_id", "cbid", "return_value"};
+// api_set: which calls of the row's API were recorded (lean, all), so that a
+// table of the lean set is not read as every call the program made.
+constexpr std::array kApiColumns = {"start_ns", "end_ns",         "duration_ns", "domain",
+                                    "name",     "thread_id",      "correlation_id", "cbid",
+                                    "return_value", "api_set"};
 constexpr std::array kNvtxColumns = {
     "type", "start_ns", "end_ns", "duration_ns", "thread_id", "end_thread_id", "domain", "message",
     "category", "color", "payload_type", "payload", "range_id", "depth", "open"};
@@ -302,6 +306,13 @@ void writeMemset(const Trace& trace, CsvWriter& w) {
 }
 
 void writeApi(const Trace& trace, CsvWriter& w) {
+  const ApiSets sets = recordedApiSets(trace);
+  const auto setOf = [&](uint8_t domain) -> const char* {
+    if (!sets.known) return "";
+    if (domain == static_cast<uint8_t>(ApiDomain::Runtime)) return apiSetName(sets.runtime);
+    if (domain == static_cast<uint8_t>(ApiDomain::Driver)) return apiSetName(sets.driver);
+    return "";  // osrt calls are chosen by CUPTITRACE_OSRT_THRESHOLD
+  };
   trace.store.records<ApiRecord>().forEach([&](const ApiRecord& a) {
     w.times(a.start, a.end);
     w.text(apiDomainName(a.domain));
@@ -310,6 +321,7 @@ void writeApi(const Trace& trace, CsvWriter& w) {
     w.integer(a.correlationId);
     w.integer(a.cbid);
     w.integer(a.returnValue);
+    w.text(setOf(a.domain));
     w.endRow();
   });
 }

@@ -101,6 +101,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/api_set.h"
 #include "core/demangle.h"
 #include "exporters/external_ids.h"
 #include "exporters/flow_sources.h"
@@ -1705,6 +1706,8 @@ class SourceWriter {
     argUint(Arg::IncompleteRecords, incomplete_);
     argUint(Arg::ClampedSlices, clamped_);
     argUint(Arg::Flows, flows_);
+    const std::string apiCalls = describeApiSets(recordedApiSets(trace_));
+    if (!apiCalls.empty()) argString(dynamicArgIid("api_calls"), apiCalls);
     for (const auto& [counter, value] : trace_.counters)
       argUint(dynamicArgIid("counters." + counter), value);
     eventHead(kInstant, name);

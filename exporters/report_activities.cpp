@@ -2,6 +2,7 @@
 // time statistics, the tables nvprof and `nsys stats` print.
 #include <algorithm>
 
+#include "core/api_set.h"
 #include "exporters/report_data.h"
 
 namespace cuptitrace::reports {
@@ -29,6 +30,14 @@ ReportTable apiCallsReport(ReportData& data) {
   ReportTable table = timeTable("api_calls", "API calls", data.api(), "Calls", "calls", "Name");
   const Untimed& u = data.untimed(RecordKind::Api);
   if (u.count) table.notes.push_back(untimedNote(u, "API call"));
+  if (const uint64_t nested = data.nestedDriverCalls())
+    table.notes.push_back(std::to_string(nested) +
+                          " driver calls made inside runtime calls are left out: their time is in "
+                          "the runtime call that made them.");
+  // The lean set is not every call: say which calls the table holds.
+  const ApiSets sets = recordedApiSets(data.trace());
+  if (sets.runtime != ApiSet::None || sets.driver != ApiSet::None)
+    table.notes.push_back("Recorded: " + describeApiSets(sets) + ".");
   return table;
 }
 

@@ -1,6 +1,7 @@
 #include "exporters/report_data.h"
 
 #include "exporters/busy_sweep.h"
+#include "exporters/nested_calls.h"
 #include "exporters/slice_windows.h"
 
 #include <algorithm>
@@ -340,7 +341,14 @@ std::vector<Group> ReportData::callGroups(bool osrt, Untimed& untimed) {
   const auto& records = trace_.store.records<ApiRecord>();
   std::vector<uint64_t> sizes;  // first pass: slots and sizes, as in kernels()
   // CPU-side libc calls (osrt) are not CUDA API calls: each side has its own table.
-  const auto wanted = [osrt](const ApiRecord& a) {
+  // A driver call made inside a runtime call is counted in the runtime call.
+  std::optional<NestedDriverCalls> nested;
+  if (!osrt) {
+    nested.emplace(records);
+    nestedDriverCalls_ = nested->count();
+  }
+  const auto wanted = [osrt, &nested](const ApiRecord& a) {
+    if (nested && nested->contains(a)) return false;
     return (a.domain == static_cast<uint8_t>(ApiDomain::Osrt)) == osrt;
   };
   records.forEach([&](const ApiRecord& a) {
@@ -380,6 +388,11 @@ const std::vector<Group>& ReportData::api() {
   api_ = callGroups(false, untimed_[static_cast<size_t>(RecordKind::Api)]);
   untimedDone_[static_cast<size_t>(RecordKind::Api)] = true;
   return *api_;
+}
+
+uint64_t ReportData::nestedDriverCalls() {
+  api();
+  return nestedDriverCalls_;
 }
 
 const std::vector<Group>& ReportData::osrt() {

@@ -100,6 +100,7 @@ class ReportData {
   const std::vector<Group>& copies();           // per copy kind, and all memsets: nvprof's rows
   const std::vector<Group>& memoryOps();        // per copy kind and memory kinds; memsets per kind
   const std::vector<Group>& api();              // per API name, runtime and driver calls
+  uint64_t nestedDriverCalls();                 // driver calls left out of api(): made in a runtime call
   const std::vector<Group>& osrt();             // per C library function (the osrt activity)
   const std::vector<Group>& ranges();           // per NVTX domain, message and style
   const Untimed& untimed(RecordKind kind);      // kernel, memcpy, memset, api, nvtx
@@ -127,6 +128,7 @@ class ReportData {
   Untimed osrtUntimed_;
   std::array<bool, kRecordKindCount> untimedDone_{};
   uint64_t marks_ = 0;
+  uint64_t nestedDriverCalls_ = 0;
   std::vector<std::string> openExamples_;
   std::optional<std::vector<DeviceBusy>> devices_;
   std::optional<Timeline> timeline_;

@@ -19,22 +19,38 @@
 # (launch_loop threads=T): shared locks on the launching threads show there.
 # "paired floor" is the median of per-round ratios to the floor (each round
 # runs every row once, close in time), steadier than the ratio of medians
-# when the machine's speed drifts between rounds.
+# when the machine's speed drifts between rounds; "paired untraced" is the same
+# against the untraced row of the same workload.
 # The exit rows measure the delay from the loop's return from main to the end
 # of the process (EXIT_N launches: the trace is written in that time), per
 # million records of the trace.
+# The resnet_* and compile_* rows are training steps of a real program
+# (bench/torch_step.py, STEPS timed steps after warm-up): a ResNet-18 step
+# (batch 32, 64x64 images, SGD) eager, and a step under
+# torch.compile(mode="reduce-overhead") (CUDA graphs) of COMPILE_MODEL (mlp:
+# compiles in seconds; resnet18: the same step, far longer to compile; none:
+# no compile rows). One process runs both, so each resnet_* run also gives its
+# compile_* row. Rows: untraced, floor_default (CUPTI with cuptitrace's default
+# kinds: kernels, copies, sets and the lean API set, records only counted),
+# cuptitrace_default, cuptitrace_kernel, cuptitrace_all, and profiler
+# (torch.profiler, CPU and CUDA, the peer). Their numbers are us per step.
+# They run only when ROWS names them (ROWS="resnet", or "compile", or row
+# names): ROWS="resnet" RUNS=5 is 30 runs of some 6-15 s each on an H100.
 # ROWS="untraced floor_default cuptitrace_default torch" runs only the rows
 # named (a word that names no row names those it begins: torch is the three
 # PyTorch rows), so that more rounds of the rows that matter fit in the same
 # time; EXIT_N=0 leaves out the exit rows.
 #   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000, TORCH_N=40000,
-#                                   THREADS=32, EXIT_N=1000000, ROWS= (all)
+#                                   THREADS=32, EXIT_N=1000000, ROWS= (all), STEPS=30,
+#                                   COMPILE_MODEL=mlp
 set -u
 BUILD=${1:-${BUILD:-build-gpu}}
 RUNS=${RUNS:-5}
 N=${N:-200000}
 TORCH_N=${TORCH_N:-40000}
 THREADS=${THREADS:-32}
+STEPS=${STEPS:-30}
+COMPILE_MODEL=${COMPILE_MODEL:-mlp}
 # Every run on the same few cores, so that where the scheduler puts a run does
 # not weigh more than what is measured. PIN= runs unpinned.
 PIN=${PIN-taskset -c 2-7}
@@ -53,20 +69,25 @@ declare -A envs=(
   [untraced]=""
   [floor_kernel]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel"
   [cuptitrace_kernel]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel CUPTITRACE_SUMMARY=none"
-  [floor_default]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
-  [cuptitrace_default]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none"
+  [floor_default]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,api"
+  [cuptitrace_default]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api CUPTITRACE_SUMMARY=none"
+  [floor_runtime]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
+  [cuptitrace_runtime]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none"
   [floor_all]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime,driver"
   [cuptitrace_all]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=all CUPTITRACE_SUMMARY=none"
-  [cuptitrace_window]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime CUPTITRACE_SUMMARY=none CUPTITRACE_CAPTURE=time:300ms+30ms"
-  [cuptitrace_osrt]="LD_PRELOAD=$osrtlib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,osrt CUPTITRACE_SUMMARY=none"
+  [cuptitrace_window]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api CUPTITRACE_SUMMARY=none CUPTITRACE_CAPTURE=time:300ms+30ms"
+  [cuptitrace_osrt]="LD_PRELOAD=$osrtlib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,osrt CUPTITRACE_SUMMARY=none"
   [untraced_threads]=""
-  [floor_threads]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,runtime"
-  [cuptitrace_threads]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,runtime,nvtx CUPTITRACE_SUMMARY=none"
+  [floor_threads]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,api"
+  [cuptitrace_threads]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,nvtx CUPTITRACE_SUMMARY=none"
 )
-order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default floor_all cuptitrace_all
-       cuptitrace_window cuptitrace_osrt untraced_threads floor_threads cuptitrace_threads)
+order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default floor_runtime cuptitrace_runtime
+       floor_all cuptitrace_all cuptitrace_window cuptitrace_osrt untraced_threads floor_threads cuptitrace_threads)
 # name -> command; every run not named here is the launch loop
 declare -A cmds=()
+# name -> the row whose run prints this row's time too (it is not run itself)
+declare -A derived=()
+model_row_names="untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all profiler"
 for name in untraced_threads floor_threads cuptitrace_threads; do cmds[$name]="$loop $N threads=$THREADS"; done
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   torch_loop="python3 $(dirname "$0")/../bench/torch_loop.py $TORCH_N"
@@ -77,6 +98,24 @@ if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1
     cmds[$name]=$torch_loop
     order+=("$name")
   done
+  # Training steps, only when ROWS names them (they take minutes): each
+  # resnet_* run prints its compile_* row's step time too.
+  case " ${ROWS:-} " in *resnet*|*compile*) model_rows=1 ;; *) model_rows=0 ;; esac
+  torch_step="python3 $(dirname "$0")/../bench/torch_step.py --steps $STEPS --compile-model $COMPILE_MODEL"
+  for row in $model_row_names; do
+    [ "$model_rows" = 1 ] || break
+    envs[resnet_$row]="${envs[$row]-}"
+    cmds[resnet_$row]=$torch_step
+    order+=("resnet_$row")
+  done
+  cmds[resnet_profiler]="$torch_step --profiler $out"
+  if [ "$COMPILE_MODEL" != none ] && [ "$model_rows" = 1 ]; then
+    for row in $model_row_names; do
+      envs[compile_$row]=""
+      derived[compile_$row]=resnet_$row
+      order+=("compile_$row")
+    done
+  fi
 else
   echo "bench: no PyTorch with CUDA here; the PyTorch rows are left out" >&2
 fi
@@ -93,19 +132,35 @@ if [ -n "$ROWS" ]; then
   done
   [ ${#kept[@]} -gt 0 ] || { echo "bench: ROWS=\"$ROWS\" names no row of: ${order[*]}" >&2; exit 2; }
   order=("${kept[@]}")
+  # A compile_* row is measured by its resnet_* run, which gives it anyway.
+  for row in $model_row_names; do
+    name=compile_$row
+    [ -n "${derived[$name]-}" ] || continue
+    src=${derived[$name]}
+    in_order() { printf '%s\n' "${order[@]}" | grep -qx "$1"; }
+    if in_order "$name" && ! in_order "$src"; then order+=("$src"); fi
+    if in_order "$src" && ! in_order "$name"; then order+=("$name"); fi
+  done
 fi
 has_row() { local n; for n in "${order[@]}"; do [ "$n" = "$1" ] && return 0; done; return 1; }
 declare -A per_launch wall
 for run in $(seq "$RUNS"); do
   for name in "${order[@]}"; do
+    [ -n "${derived[$name]-}" ] && continue
     rm -f "$out/$name".json "$out/$name".reports.txt
     t0=$(date +%s%N)
     line=$($PIN env ${envs[$name]} CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 ${cmds[$name]:-$loop $N} 2>"$out/$name.err")
     t1=$(date +%s%N)
-    us=$(sed -n 's/.* \([0-9.]*\) us per launch/\1/p' <<<"$line")
+    # launch_loop and torch_loop: "us per launch"; torch_step: "us per step", its compiled step on a line of its own.
+    us=$(grep -v ' compiled ' <<<"$line" | sed -n 's/.* \([0-9.]*\) us per \(launch\|step\)$/\1/p' | head -1)
     [ -n "$us" ] || { echo "bench: $name run $run failed: $(tail -2 "$out/$name.err")" >&2; exit 1; }
     per_launch[$name]+="$us "
     wall[$name]+="$(((t1 - t0) / 1000000)) "
+    if [[ $name == resnet_* ]] && [ -n "${derived[compile_${name#resnet_}]-}" ]; then
+      us=$(sed -n 's/.* compiled .* \([0-9.]*\) us per step$/\1/p' <<<"$line")
+      [ -n "$us" ] || { echo "bench: $name run $run printed no compiled step: $(tail -2 "$out/$name.err")" >&2; exit 1; }
+      per_launch[compile_${name#resnet_}]+="$us "
+    fi
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -117,15 +172,23 @@ paired() {
   local i
   for i in "${!a[@]}"; do awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN {printf "%.4f ", x / y}'; done
 }
-printf '\n%-24s %16s %14s %12s %10s %14s\n' run "us/launch (med)" "wall ms (med)" "vs untraced" "vs floor" "paired floor"
+printf '\n%-24s %16s %14s %12s %10s %14s %16s\n' run "us/op (med)" "wall ms (med)" "vs untraced" "vs floor" "paired floor" \
+  "paired untraced"
 for name in "${order[@]}"; do
   case $name in torch_*) base_name=torch_untraced ;;
+                resnet_*) base_name=resnet_untraced ;;
+                compile_*) base_name=compile_untraced ;;
                 *_threads) base_name=untraced_threads ;;
                 *) base_name=untraced ;; esac
   m=$(median <<<"${per_launch[$name]}")
-  w=$(median <<<"${wall[$name]}")
+  w=-  # a compile_* row has no process of its own
+  [ -n "${wall[$name]-}" ] && w=$(median <<<"${wall[$name]}")
   vs_untraced="-"
-  has_row "$base_name" && vs_untraced=$(awk -v a="$m" -v b="$(median <<<"${per_launch[$base_name]}")" 'BEGIN {printf "%.3f", a / b}')
+  vs_untraced_paired="-"
+  if has_row "$base_name"; then
+    vs_untraced=$(awk -v a="$m" -v b="$(median <<<"${per_launch[$base_name]}")" 'BEGIN {printf "%.3f", a / b}')
+    vs_untraced_paired=$(paired "$name" "$base_name" | median | awk '{printf "%.3f", $1}')
+  fi
   vs_floor="-"
   vs_floor_paired="-"
   floor_name=${name/cuptitrace_/floor_}
@@ -139,7 +202,8 @@ for name in "${order[@]}"; do
       vs_floor_paired=$(paired "$name" "$floor_name" | median | awk '{printf "%.3f", $1}')
     fi ;;
   esac
-  printf '%-24s %16s %14s %12s %10s %14s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor" "$vs_floor_paired"
+  printf '%-24s %16s %14s %12s %10s %14s %16s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor" "$vs_floor_paired" \
+    "$vs_untraced_paired"
 done
 
 # Exit delay: from the loop's return from main (it prints the wall-clock time)

@@ -35,6 +35,7 @@ import check_features
 
 GPU_CATS = ("kernel", "memcpy", "memset")
 API_CATS = ("cuda_runtime", "cuda_driver")
+GRAPH_LAUNCHES = ("cudaGraphLaunch", "cuGraphLaunch")
 COPY_KINDS = ("HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP")
 MEMORY_KEYS = {"memcpy_pageable": "Pageable", "memcpy_pinned": "Pinned"}
 CSV_TABLES = ("kernels", "memcpy", "memset", "api", "nvtx")
@@ -301,6 +302,16 @@ def check_json_links(report, fmt, events, gpu, api, expect):
                  f"{len(gpu) - len(no_flow)} of {len(gpu)} connected"
                  + "".join(f"; e.g. {g.describe()}" for g in no_flow[:SHOW]))
 
+    # One arrow per launch: where a runtime call and the driver call made inside
+    # it share a correlation id, only the runtime call starts the arrow.
+    nested = {c for c, calls in api_by_corr.items()
+              if {a.cat for a in calls} >= {"cuda_runtime", "cuda_driver"}}
+    driver_sources = [a for c in nested for a in api_by_corr[c]
+                      if a.cat == "cuda_driver" and a.event.get("flow_out")]
+    report.check(fmt, "no driver call made inside a runtime call starts an arrow", not driver_sources,
+                 f"{len(nested)} correlation ids shared by a runtime and a driver call"
+                 + "".join(f"; e.g. {a.describe()}" for a in driver_sources[:SHOW]))
+
     linked = {s.args["correlation"] for s in gpu if s.args.get("correlation") in api_by_corr}
     if "launch_calls" in expect:
         report.count(fmt, "launch_calls", int_value(expect, "launch_calls"), len(linked))
@@ -310,10 +321,10 @@ def check_json_links(report, fmt, events, gpu, api, expect):
     if "streams" in expect:
         report.count(fmt, "streams", int_value(expect, "streams"), len({s.track for s in gpu}))
     if "graph_launches" in expect:
-        runtime = [s for s in api if s.cat == "cuda_runtime"]
-        names = ("cudaGraphLaunch",) if runtime else ("cuGraphLaunch",)
-        report.count(fmt, "graph_launches", int_value(expect, "graph_launches"),
-                     sum(1 for s in (runtime or api) if api_base_name(s.name) in names))
+        # Runtime or driver launches; a driver call made inside a runtime call
+        # shares its correlation id and is the same launch.
+        launches = {s.args.get("correlation", id(s)) for s in api if api_base_name(s.name) in GRAPH_LAUNCHES}
+        report.count(fmt, "graph_launches", int_value(expect, "graph_launches"), len(launches))
 
 
 def check_nesting(report, fmt, slices, expect):
@@ -507,10 +518,8 @@ def check_csv_links(report, fmt, tables, expect):
                      len({r[thread_col] for c in linked for r in api_by_corr[c]}))
     name_col = column(api_header, "name")
     if "graph_launches" in expect and name_col:
-        names = {api_base_name(r[name_col]) for r in api_rows}
-        wanted = "cudaGraphLaunch" if any(n.startswith("cuda") for n in names) else "cuGraphLaunch"
-        report.count(fmt, "graph_launches", int_value(expect, "graph_launches"),
-                     sum(1 for r in api_rows if api_base_name(r[name_col]) == wanted))
+        launches = {r[api_corr] for r in api_rows if api_base_name(r[name_col]) in GRAPH_LAUNCHES}
+        report.count(fmt, "graph_launches", int_value(expect, "graph_launches"), len(launches))
     gpu_tables = [tables[t] for t in ("kernels", "memcpy", "memset") if t in tables]
     if "streams" in expect and all(column(header, "stream") for header, _ in gpu_tables):
         streams = set()

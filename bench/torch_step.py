@@ -1,0 +1,139 @@
+"""Training steps of real models, for scripts/bench.sh, in one process (its
+start, a few seconds of Python and CUDA, is paid once for both):
+1. ResNet-18 (batch 32, 64x64 images, SGD, cross-entropy), eager;
+2. a step under torch.compile(mode="reduce-overhead") (CUDA graphs), of the
+   --compile-model: mlp (default: six 1024-wide layers, batch 256, compiles in
+   seconds) or resnet18 (the same step as 1; compiling it takes much longer).
+--profiler DIR runs each timed loop under torch.profiler (CPU and CUDA), the
+peer the tracer is compared with. torchvision's ResNet-18 when it is
+installed, else the same network built here from torch.nn. Prints the time
+per step of each, in the form bench.sh reads:
+
+  torch_step: resnet18 30 steps, 12345.678 us per step
+  torch_step: mlp compiled 30 steps, 234.567 us per step
+
+  python3 bench/torch_step.py [--steps N] [--warmup N] [--compile-model mlp|resnet18|none]
+                              [--profiler DIR]"""
+import argparse
+import sys
+import time
+
+import torch
+from torch import nn
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.relu = nn.ReLU(inplace=True)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return self.relu(y + (x if self.down is None else self.down(x)))
+
+
+def plain_resnet18(classes: int) -> nn.Module:
+    """ResNet-18 as torchvision builds it: a 7x7 stem, four stages of two basic blocks."""
+    layers = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(inplace=True),
+              nn.MaxPool2d(3, 2, 1)]
+    cin = 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
+        cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, classes)]
+    return nn.Sequential(*layers)
+
+
+def resnet18(classes: int) -> nn.Module:
+    try:
+        import torchvision
+        return torchvision.models.resnet18(num_classes=classes)
+    except ImportError:
+        return plain_resnet18(classes)
+
+
+def make_model(kind: str):
+    classes = 10
+    if kind == "resnet18":
+        model = resnet18(classes).cuda()
+        x = torch.randn(32, 3, 64, 64, device="cuda")
+    else:
+        layers = [m for _ in range(6) for m in (nn.Linear(1024, 1024), nn.ReLU())]
+        model = nn.Sequential(*layers, nn.Linear(1024, classes)).cuda()
+        x = torch.randn(256, 1024, device="cuda")
+    y = torch.randint(0, classes, (x.shape[0],), device="cuda")
+    return model, x, y
+
+
+def time_steps(kind: str, compiled: bool, steps: int, warmup: int, profile_dir: str) -> float:
+    """Microseconds per training step, after `warmup` steps that are not timed."""
+    model, x, y = make_model(kind)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+    forward = torch.compile(model, mode="reduce-overhead") if compiled else model
+
+    def step() -> torch.Tensor:
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(forward(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    # cuDNN's choices, compilation and CUDA graph capture are not timed.
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+    profiler = None
+    if profile_dir:
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        profiler = torch.profiler.profile(activities=acts)
+        profiler.__enter__()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        loss = step()
+    torch.cuda.synchronize()
+    t1 = time.perf_counter()
+    if profiler is not None:
+        profiler.__exit__(None, None, None)
+        suffix = "_compiled" if compiled else ""
+        profiler.export_chrome_trace(f"{profile_dir}/torch_step_{kind}{suffix}.json")
+    if not torch.isfinite(loss).item():
+        raise RuntimeError(f"the loss is not finite: {loss.item()}")
+    return (t1 - t0) * 1e6 / steps
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--compile-model", choices=("mlp", "resnet18", "none"), default="mlp")
+    p.add_argument("--profiler", metavar="DIR", default="")
+    a = p.parse_args()
+    if not torch.cuda.is_available():
+        print("torch_step: no CUDA device", file=sys.stderr)
+        return 77
+    torch.manual_seed(0)
+    runs = [("resnet18", False)]
+    if a.compile_model != "none":
+        runs.append((a.compile_model, True))
+    for kind, compiled in runs:
+        try:
+            us = time_steps(kind, compiled, a.steps, a.warmup, a.profiler)
+        except RuntimeError as e:
+            print(f"torch_step: {kind}: {e}", file=sys.stderr)
+            return 1
+        name = kind + (" compiled" if compiled else "")
+        print(f"torch_step: {name} {a.steps} steps, {us:.3f} us per step", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
