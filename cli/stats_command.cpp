@@ -6,7 +6,10 @@
 #include "core/config.h"
 #include "core/parse.h"
 #include "core/trace.h"
+#include "cli/trace_globs.h"
 #include "exporters/native.h"
+#include "exporters/rank_reader.h"
+#include "exporters/rank_reports.h"
 #include "exporters/reports.h"
 
 namespace cuptitrace::cli {
@@ -25,6 +28,12 @@ std::string statsUsage() {
       "usage: cuptitrace stats TRACE.native [--report NAME[,NAME...]] [--format table|csv|json]\n"
       "                        [--top N] [--time-unit auto|ns|us|ms|s] [--name-width N]\n"
       "                        [--step-range NAME] [--coverage PERCENT] [--by-launch-config]\n"
+      "       cuptitrace stats RANK.native RANK.native... [--report NAME[,NAME...]] [--jobs N] ...\n"
+      "\n"
+      "With several traces (one per rank of a job; a quoted pattern such as 't.*.native'\n"
+      "works too) the reports are across ranks. Traces are read one at a time per job,\n"
+      "so memory holds --jobs traces at most (default 2); processes without GPU work\n"
+      "(the launcher) are skipped and named in the notes.\n"
       "\n"
       "  --report NAMES      reports to print, comma separated, or all (default: all)\n"
       "  --format FORMAT     table (aligned text, default), csv or json\n"
@@ -44,11 +53,54 @@ std::string statsUsage() {
     name.resize(16, ' ');
     text += "  " + name + r.description + "\n";
   }
+  text += "\nReports across ranks (several traces):\n";
+  for (const auto& r : rankReportCatalog()) {
+    std::string name = r.name;
+    name.resize(18, ' ');
+    text += "  " + name + r.description + "\n";
+  }
   return text;
 }
 
+namespace {
+
+// Several traces: the reports across ranks.
+int runRankStats(const std::vector<std::string>& inputs, const std::string& reportList, unsigned jobs,
+                 ReportFormat format, const RenderOptions& render, std::string& out, std::string& err) {
+  std::vector<std::string> names;
+  if (reportList == "all") {
+    for (const auto& r : rankReportCatalog()) names.push_back(r.name);
+  } else {
+    for (const std::string& name : splitList(reportList)) {
+      if (!isRankReport(name)) {
+        err += "cuptitrace stats: --report '" + name +
+               "' is not a report across ranks (accepted: ranks, collectives, collective_spread, rank_findings)\n";
+        return 2;
+      }
+      names.push_back(name);
+    }
+  }
+  RankReadResult read = summarizeTraceFiles(inputs, jobs);
+  if (!read.errors.empty()) {
+    for (const std::string& e : read.errors) err += "cuptitrace stats: " + e + "\n";
+    return 1;
+  }
+  std::vector<std::string> skipped;
+  const std::vector<RankSummary> ranks = orderRanks(std::move(read.summaries), skipped);
+  for (const std::string& s : skipped) err += "cuptitrace stats: skipped " + s + "\n";
+  if (ranks.empty()) {
+    err += "cuptitrace stats: none of the traces holds GPU work\n";
+    return 1;
+  }
+  out += renderTables(buildRankReports(ranks, names, skipped), format, render);
+  return 0;
+}
+
+}  // namespace
+
 int runStats(const std::vector<std::string>& args, std::string& out, std::string& err) {
-  std::string input;
+  std::vector<std::string> patterns;
+  unsigned jobs = 2;
   std::string reportList = "all";
   ReportFormat format = ReportFormat::Table;
   RenderOptions render;
@@ -93,6 +145,11 @@ int runStats(const std::vector<std::string>& args, std::string& out, std::string
           return usageError(flag + " '" + value +
                             "' is not valid (accepted: an integer from 0 to 1000000)");
         (flag == "--top" ? render.top : render.nameWidth) = static_cast<size_t>(*n);
+      } else if (flag == "--jobs") {
+        const auto n = parseUint(value);
+        if (!n || *n < 1 || *n > 256)
+          return usageError("--jobs '" + value + "' is not valid (accepted: an integer from 1 to 256)");
+        jobs = static_cast<unsigned>(*n);
       } else if (flag == "--time-unit") {
         const auto u = parseTimeUnit(value);
         if (!u)
@@ -115,14 +172,21 @@ int runStats(const std::vector<std::string>& args, std::string& out, std::string
       }
       continue;
     }
-    if (!arg.empty() && arg[0] != '-' && input.empty()) {
-      input = arg;
+    if (!arg.empty() && arg[0] != '-') {
+      patterns.push_back(arg);
       continue;
     }
     return usageError("unexpected argument '" + arg + "'");
   }
-  if (input.empty()) return usageError("no trace given");
+  if (patterns.empty()) return usageError("no trace given");
   std::string error;
+  std::vector<std::string> inputs;
+  if (!expandTraceArgs(patterns, inputs, error)) {
+    err += "cuptitrace stats: " + error + "\n";
+    return 1;
+  }
+  if (inputs.size() > 1) return runRankStats(inputs, reportList, jobs, format, render, out, err);
+  const std::string input = inputs.front();
   const auto names = parseReportNames(reportList, error);
   if (!names)
     return usageError("--report '" + reportList + "': " + error + " (see the list below)");
