@@ -15,9 +15,11 @@
 #include "exporters/chrome_json.h"
 #include "exporters/merge.h"
 #include "exporters/native.h"
+#include "exporters/perfetto_proto.h"
 #include "exporters/rank_reports.h"
 #include "exporters/rank_summary.h"
 #include "exporters/track_layout.h"
+#include "proto_reader.h"
 #include "rank_fixture.h"
 
 using namespace cuptitrace;
@@ -298,4 +300,36 @@ TEST_CASE("ranks: a launcher without GPU work is skipped and named", "[ranks]") 
   bool noted = false;
   for (const auto& n : tables[0].notes) noted |= n.find("Skipped torchrun") != std::string::npos;
   CHECK(noted);
+}
+
+TEST_CASE("ranks: the .pftrace names the rank's processes and carries the NCCL arguments", "[ranks][pftrace]") {
+  Trace t;
+  fillRank(t, 1, 2, kCompute, 101);
+  std::ostringstream out;
+  writePerfettoProto(t, out);
+  const auto d = perfetto::decodePerfetto(out.str());
+  INFO(d.problemText());
+  CHECK(d.problems.empty());
+  const auto* host = d.processTrack(101);
+  REQUIRE(host != nullptr);
+  CHECK(host->processName == "[rank 1] python");
+  const auto* gpu = d.processTrack(gpuProcessId(101, 1));
+  REQUIRE(gpu != nullptr);
+  CHECK(gpu->processName.rfind("[rank 1] GPU 1: NVIDIA H100", 0) == 0);
+  size_t nccl = 0, metadata = 0;
+  for (const auto& e : d.events) {
+    if (e.name == kAllReduceKernel) {
+      ++nccl;
+      CHECK(e.args.at("nccl_collective").s == "AllReduce");
+      CHECK(e.args.at("nccl_dtype").s == "f32");
+      CHECK(e.args.at("nccl_proto").s == "LL");
+    }
+    if (e.args.count("world_size")) {
+      ++metadata;
+      CHECK(e.args.at("rank").u == 1);
+      CHECK(e.args.at("world_size").u == 2);
+    }
+  }
+  CHECK(nccl == 5);
+  CHECK(metadata == 1);
 }
