@@ -18,6 +18,7 @@
 #include "exporters/perfetto_proto.h"
 #include "exporters/rank_reports.h"
 #include "exporters/rank_summary.h"
+#include "exporters/reports.h"
 #include "exporters/track_layout.h"
 #include "proto_reader.h"
 #include "rank_fixture.h"
@@ -332,4 +333,17 @@ TEST_CASE("ranks: the .pftrace names the rank's processes and carries the NCCL a
   }
   CHECK(nccl == 5);
   CHECK(metadata == 1);
+}
+
+TEST_CASE("ranks: each report of a rank's trace says whose it is", "[ranks][report]") {
+  Trace t;
+  fillRank(t, 1, 2, kCompute, 101);
+  const auto tables = buildAllReports(t, {});
+  REQUIRE_FALSE(tables.empty());
+  for (const auto& table : tables) CHECK_THAT(table.title, Catch::EndsWith(" [rank 1]"));
+  const std::string summary = exitSummary(tables, 2, "");
+  CHECK_THAT(summary, Catch::Contains("cuptitrace: GPU activities [rank 1]"));
+  Trace launcher;
+  fillLauncher(launcher, 9);
+  for (const auto& table : buildAllReports(launcher, {})) CHECK_THAT(table.title, !Catch::Contains("[rank"));
 }
