@@ -58,6 +58,9 @@ def main(argv):
     reports = {r["name"]: r for r in stats["reports"]}
     if "steps" in want and "allreduce_per_step" in want:
         expected = int(want["steps"]) * int(want["allreduce_per_step"])
+        for r in reports["collectives"]["rows"]:
+            print(f"  {r['collective']} on {r['rank']}: {r['instances']} instances, median "
+                  f"{r['median_ns'] / 1e3:.1f} us, last arrivals {r['last_arrivals']}")
         rows = [r for r in reports["collectives"]["rows"] if r["collective"] == "AllReduce"]
         counts = {r["rank"]: r["instances"] for r in rows}
         check(f"{expected} AllReduce kernels on every rank",
