@@ -52,7 +52,8 @@ void writeRank(const std::string& path, int rank, int ranks, int steps, int kern
   t.meta.worldSize = static_cast<uint32_t>(ranks);
   t.meta.rankSource = "RANK";
   t.meta.baseTimestampNs = t.meta.startTimestampNs = t.meta.startRealtimeNs = base;
-  t.devices.push_back({static_cast<uint32_t>(rank % 8), "NVIDIA H100 80GB HBM3", 9, 0, 132, 80ull << 30, 1980000, ""});
+  t.devices.push_back({static_cast<uint32_t>(rank % 8), "NVIDIA H100 80GB HBM3", 9, 0, 132,
+                       80ull << 30, 1980000, ""});
   const StringId gemm = t.strings.intern("_Z4gemmPKfS0_Pfiii");
   const StringId relu = t.strings.intern("_Z4reluPfi");
   const StringId allReduce = t.strings.intern("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
@@ -136,7 +137,8 @@ int main(int argc, char** argv) {
   // Generated in a child: the parent's peak RSS stays out of the measurements.
   for (int r = 0; r < ranks; ++r) paths.push_back(dir + "/t." + std::to_string(r) + ".native");
   if (const pid_t child = ::fork(); child == 0) {
-    for (int r = 0; r < ranks; ++r) writeRank(paths[static_cast<size_t>(r)], r, ranks, steps, kernels);
+    for (int r = 0; r < ranks; ++r)
+      writeRank(paths[static_cast<size_t>(r)], r, ranks, steps, kernels);
     std::_Exit(0);
   } else {
     int status = 0;
@@ -148,9 +150,11 @@ int main(int argc, char** argv) {
     totalBytes += static_cast<uint64_t>(st.st_size);
     largest = std::max<uint64_t>(largest, static_cast<uint64_t>(st.st_size));
   }
-  std::printf("rank_bench: %d ranks x %d steps x %d kernels: %.1f MiB of native traces (largest %.1f MiB) in %s\n",
-              ranks, steps, kernels, static_cast<double>(totalBytes) / 1048576.0,
-              static_cast<double>(largest) / 1048576.0, dir.c_str());
+  std::printf(
+      "rank_bench: %d ranks x %d steps x %d kernels: %.1f MiB of native traces (largest %.1f MiB) "
+      "in %s\n",
+      ranks, steps, kernels, static_cast<double>(totalBytes) / 1048576.0,
+      static_cast<double>(largest) / 1048576.0, dir.c_str());
   std::fflush(stdout);  // before fork: children must not print it again
   for (const unsigned readers : {1u, 2u}) {
     if (const pid_t child = ::fork(); child == 0) {
@@ -165,9 +169,11 @@ int main(int argc, char** argv) {
       std::string straggler = "none";
       for (const auto& t : tables)
         if (t.name == "rank_findings" && !t.rows.empty()) straggler = t.rows[0][1].s;
-      std::printf("rank_bench: %u reader(s): %.2f s, peak RSS %.1f MiB, %zu ranks, %zu errors; finding: %s\n",
-                  readers, s, static_cast<double>(peakRssKiB()) / 1024.0, ordered.size(), read.errors.size(),
-                  straggler.c_str());
+      std::printf(
+          "rank_bench: %u reader(s): %.2f s, peak RSS %.1f MiB, %zu ranks, %zu errors; finding: "
+          "%s\n",
+          readers, s, static_cast<double>(peakRssKiB()) / 1024.0, ordered.size(),
+          read.errors.size(), straggler.c_str());
       std::fflush(stdout);
       std::_Exit(read.errors.empty() ? 0 : 1);
     } else {

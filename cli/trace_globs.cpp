@@ -5,7 +5,8 @@
 
 namespace cuptitrace::cli {
 
-bool expandTraceArgs(const std::vector<std::string>& args, std::vector<std::string>& out, std::string& error) {
+bool expandTraceArgs(const std::vector<std::string>& args, std::vector<std::string>& out,
+                     std::string& error) {
   for (const std::string& arg : args) {
     struct stat st {};
     if (arg.find_first_of("*?[") == std::string::npos || ::stat(arg.c_str(), &st) == 0) {

@@ -11,6 +11,7 @@ namespace cuptitrace::cli {
 // Each argument that names no existing file and holds a wildcard (*, ?, [)
 // is replaced by the files it matches, sorted; others are kept. False (and
 // `error` names the pattern) when a pattern matches nothing.
-bool expandTraceArgs(const std::vector<std::string>& args, std::vector<std::string>& out, std::string& error);
+bool expandTraceArgs(const std::vector<std::string>& args, std::vector<std::string>& out,
+                     std::string& error);
 
 }  // namespace cuptitrace::cli

@@ -23,8 +23,8 @@ struct NcclKernelInfo {
                            // "SendRecv", "Send", "Recv", "AllToAll", "Generic", ...
   std::string op;          // "Sum", "Prod", "Max", "Min", "PreMulSum", "SumPostDiv"; or empty
   std::string dtype;       // "f32", "bf16", "i8", ...; or empty
-  std::string algo;        // "RING", "TREE", "NVLS", "NVLS_TREE", "COLLNET_DIRECT", "PAT"...; or empty
-  std::string proto;       // "LL", "LL128", "SIMPLE"; or empty
+  std::string algo;   // "RING", "TREE", "NVLS", "NVLS_TREE", "COLLNET_DIRECT", "PAT"...; or empty
+  std::string proto;  // "LL", "LL128", "SIMPLE"; or empty
 };
 
 // True when `name` (mangled or not) is an NCCL kernel; fills `info`.

@@ -25,11 +25,13 @@ constexpr std::array<LauncherVars, 4> kLaunchers = {{
 }};
 
 // A rank or size: decimal digits, below 2^31 (no launcher has more ranks).
-std::optional<int64_t> number(const std::function<const char*(const char*)>& env, const char* name) {
+std::optional<int64_t> number(const std::function<const char*(const char*)>& env,
+                              const char* name) {
   const char* text = env ? env(name) : nullptr;
   if (text == nullptr) return std::nullopt;
   const auto value = parseUint(text);
-  if (!value || *value > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) return std::nullopt;
+  if (!value || *value > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
+    return std::nullopt;
   return static_cast<int64_t>(*value);
 }
 
@@ -58,6 +60,8 @@ RankInfo detectRank(const std::function<const char*(const char*)>& env) {
   return info;
 }
 
-std::string rankLabel(int64_t rank) { return rank >= 0 ? "rank " + std::to_string(rank) : std::string(); }
+std::string rankLabel(int64_t rank) {
+  return rank >= 0 ? "rank " + std::to_string(rank) : std::string();
+}
 
 }  // namespace cuptitrace

@@ -53,12 +53,14 @@ struct CollectiveSpread {
   size_t mostOftenLast = 0;  // the rank index that was last most often (lowest on ties)
 };
 
-CollectiveSpread collectiveSpread(const std::string& collective, const std::vector<RankSummary>& ranks);
+CollectiveSpread collectiveSpread(const std::string& collective,
+                                  const std::vector<RankSummary>& ranks);
 
 // The ranks of `summaries` with GPU work, in rank order (ranks first, then
 // the processes without one, in the order given); the others are named in
 // `skipped` ("torchrun (pid 12, t.pid12.native): no GPU work").
-std::vector<RankSummary> orderRanks(std::vector<RankSummary> summaries, std::vector<std::string>& skipped);
+std::vector<RankSummary> orderRanks(std::vector<RankSummary> summaries,
+                                    std::vector<std::string>& skipped);
 
 // "rank 3", or "pid 1234" for a process without one.
 std::string rankName(const RankSummary& r);

@@ -87,8 +87,10 @@ RankSummary summarizeRank(const Trace& trace, const std::string& file) {
     ++s.gpuRecords;
     s.copyNs += end - start;
   };
-  trace.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& r) { copy(r.deviceId, r.start, r.end); });
-  trace.store.records<MemsetRecord>().forEach([&](const MemsetRecord& r) { copy(r.deviceId, r.start, r.end); });
+  trace.store.records<MemcpyRecord>().forEach(
+      [&](const MemcpyRecord& r) { copy(r.deviceId, r.start, r.end); });
+  trace.store.records<MemsetRecord>().forEach(
+      [&](const MemsetRecord& r) { copy(r.deviceId, r.start, r.end); });
 
   for (auto& [id, d] : devices) {
     ++s.gpus;
@@ -102,7 +104,8 @@ RankSummary summarizeRank(const Trace& trace, const std::string& file) {
   }
   std::sort(collectives.begin(), collectives.end(),
             [](const Pending& a, const Pending& b) { return a.start < b.start; });
-  for (const Pending& p : collectives) s.collectives[*p.collective].push_back({p.start + offset, p.duration});
+  for (const Pending& p : collectives)
+    s.collectives[*p.collective].push_back({p.start + offset, p.duration});
   return s;
 }
 

@@ -34,7 +34,7 @@ struct RankSummary {
   uint32_t pid = 0;
   int64_t rank = -1;  // -1: the process had none
   uint32_t worldSize = 0;
-  uint32_t gpus = 0;  // devices that ran work
+  uint32_t gpus = 0;        // devices that ran work
   uint64_t gpuRecords = 0;  // kernels, copies and sets
   uint64_t computeKernels = 0;
   uint64_t commKernels = 0;

@@ -11,8 +11,9 @@
 
 namespace cuptitrace::testing {
 
-inline constexpr uint64_t kStepNs = 1'000'000;       // steps start 1 ms apart
-inline constexpr uint64_t kAllReduceTailNs = 100'000;  // the all-reduce's own work, once all arrived
+inline constexpr uint64_t kStepNs = 1'000'000;  // steps start 1 ms apart
+inline constexpr uint64_t kAllReduceTailNs =
+    100'000;  // the all-reduce's own work, once all arrived
 inline constexpr uint64_t kCopyNs = 50'000;
 inline constexpr uint64_t kRankBase = 5'000'000'000ull;
 inline const std::string kAllReduceKernel = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";

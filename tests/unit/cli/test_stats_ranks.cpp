@@ -28,8 +28,9 @@ class SavedRanks {
     char pattern[] = "/tmp/cuptitrace-ranks-XXXXXX";
     REQUIRE(mkdtemp(pattern) != nullptr);
     dir_ = pattern;
-    const std::vector<std::vector<uint64_t>> compute = {
-        {200 * us, 200 * us, 200 * us}, {300 * us, 300 * us, 300 * us}, {900 * us, 900 * us, 900 * us}};
+    const std::vector<std::vector<uint64_t>> compute = {{200 * us, 200 * us, 200 * us},
+                                                        {300 * us, 300 * us, 300 * us},
+                                                        {900 * us, 900 * us, 900 * us}};
     for (int64_t r = 2; r >= 0; --r) {
       Trace t;
       testing::fillRank(t, r, 3, compute, 1000 + static_cast<uint32_t>(r));
@@ -58,10 +59,12 @@ class SavedRanks {
 
 }  // namespace
 
-TEST_CASE("stats over ranks: a pattern, the launcher skipped, the straggler named", "[cli][ranks]") {
+TEST_CASE("stats over ranks: a pattern, the launcher skipped, the straggler named",
+          "[cli][ranks]") {
   SavedRanks saved;
   std::string out, err;
-  const int rc = cli::runStats({saved.path("t.*.native"), "--format", "json", "--jobs", "2"}, out, err);
+  const int rc =
+      cli::runStats({saved.path("t.*.native"), "--format", "json", "--jobs", "2"}, out, err);
   INFO(err);
   REQUIRE(rc == 0);
   CHECK(err.find("skipped torchrun") != std::string::npos);
@@ -76,19 +79,22 @@ TEST_CASE("stats over ranks: a pattern, the launcher skipped, the straggler name
   CHECK(rows[2]["comm_ns"] == 3 * 100 * us);  // the last to arrive waits for nobody
   CHECK(rows[0]["comm_ns"] == 3 * 800 * us);
   CHECK(reports[3]["name"] == "rank_findings");
-  CHECK(reports[3]["rows"][0]["finding"] == "rank 2 is the straggler of AllReduce: the other ranks wait for it");
+  CHECK(reports[3]["rows"][0]["finding"] ==
+        "rank 2 is the straggler of AllReduce: the other ranks wait for it");
 
   // Text tables, one report.
   out.clear();
   err.clear();
-  REQUIRE(cli::runStats({saved.path("t.0.native"), saved.path("t.2.native"), "--report", "collective_spread"}, out,
-                        err) == 0);
+  REQUIRE(cli::runStats(
+              {saved.path("t.0.native"), saved.path("t.2.native"), "--report", "collective_spread"},
+              out, err) == 0);
   CHECK(out.find("AllReduce") != std::string::npos);
   CHECK(out.find("rank 2") != std::string::npos);
   // A single-trace report is refused across ranks.
   out.clear();
   err.clear();
-  CHECK(cli::runStats({saved.path("t.0.native"), saved.path("t.2.native"), "--report", "kernels"}, out, err) == 2);
+  CHECK(cli::runStats({saved.path("t.0.native"), saved.path("t.2.native"), "--report", "kernels"},
+                      out, err) == 2);
   CHECK(err.find("not a report across ranks") != std::string::npos);
   // A pattern that matches nothing.
   err.clear();
@@ -96,7 +102,8 @@ TEST_CASE("stats over ranks: a pattern, the launcher skipped, the straggler name
   CHECK(err.find("matches no file") != std::string::npos);
 }
 
-TEST_CASE("merge of ranks: rank order whatever the file order, the launcher left out", "[cli][ranks]") {
+TEST_CASE("merge of ranks: rank order whatever the file order, the launcher left out",
+          "[cli][ranks]") {
   SavedRanks saved;
   std::string out, err;
   const int rc = cli::runMerge({saved.path("t.*.native"), "-o", saved.path("all.json")}, out, err);

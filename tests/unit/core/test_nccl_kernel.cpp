@@ -1,7 +1,6 @@
 // NCCL kernel names read into their collective (core/nccl_kernel.h), as
 // CUPTI gives them (mangled) and as tools print them (demangled).
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "core/nccl_kernel.h"
@@ -21,7 +20,8 @@ NcclKernelInfo parsed(const std::string& name) {
 TEST_CASE("nccl: NCCL 2.19+ names, plain, mangled and demangled", "[nccl]") {
   for (const std::string& name :
        {std::string("ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
-        std::string("_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"),
+        std::string(
+            "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"),
         std::string("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)")}) {
     INFO(name);
     const NcclKernelInfo k = parsed(name);
@@ -52,20 +52,23 @@ TEST_CASE("nccl: NCCL 2.19+ names, plain, mangled and demangled", "[nccl]") {
 }
 
 TEST_CASE("nccl: older names, C element types in the short form", "[nccl]") {
-  const NcclKernelInfo k = parsed("_Z38ncclKernel_AllReduce_RING_LL_Sum_floatP14ncclDevCommmP8ncclWork");
+  const NcclKernelInfo k =
+      parsed("_Z38ncclKernel_AllReduce_RING_LL_Sum_floatP14ncclDevCommmP8ncclWork");
   CHECK(k.collective == "AllReduce");
   CHECK(k.op == "Sum");
   CHECK(k.dtype == "f32");
   CHECK(k.algo == "RING");
   CHECK(k.proto == "LL");
-  CHECK(parsed("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)").dtype == "i8");
+  CHECK(parsed("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)")
+            .dtype == "i8");
   CHECK(parsed("ncclKernel_AllReduce_TREE_LL128_Max___nv_bfloat16").dtype == "bf16");
   CHECK(parsed("ncclKernel_Reduce_RING_LL_Prod_half").op == "Prod");
 }
 
 TEST_CASE("nccl: other kernels are not NCCL's", "[nccl]") {
   CHECK_FALSE(isNcclKernel("_Z6kernelPfi"));
-  CHECK_FALSE(isNcclKernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>"));
+  CHECK_FALSE(isNcclKernel(
+      "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>"));
   CHECK_FALSE(isNcclKernel("myncclKernel_AllReduce"));
   CHECK_FALSE(isNcclKernel("ncclKernel_"));
   CHECK_FALSE(isNcclKernel(""));

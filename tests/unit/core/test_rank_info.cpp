@@ -1,7 +1,6 @@
 // Rank detection from launcher variables (core/rank_info.h) and the %r
 // output name escape.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <memory>
 #include <string>
@@ -33,7 +32,8 @@ TEST_CASE("rank: each launcher's variables", "[rank]") {
     CHECK(r.source == "RANK");
   }
   SECTION("Open MPI") {
-    const RankInfo r = detectRank(envOf({{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "6"},
+    const RankInfo r = detectRank(envOf({{"OMPI_COMM_WORLD_RANK", "5"},
+                                         {"OMPI_COMM_WORLD_SIZE", "6"},
                                          {"OMPI_COMM_WORLD_LOCAL_RANK", "2"}}));
     CHECK(r.rank == 5);
     CHECK(r.worldSize == 6);
@@ -48,7 +48,8 @@ TEST_CASE("rank: each launcher's variables", "[rank]") {
     CHECK(r.source == "PMI_RANK");
   }
   SECTION("Slurm") {
-    const RankInfo r = detectRank(envOf({{"SLURM_PROCID", "17"}, {"SLURM_NTASKS", "64"}, {"SLURM_LOCALID", "1"}}));
+    const RankInfo r =
+        detectRank(envOf({{"SLURM_PROCID", "17"}, {"SLURM_NTASKS", "64"}, {"SLURM_LOCALID", "1"}}));
     CHECK(r.rank == 17);
     CHECK(r.worldSize == 64);
     CHECK(r.localRank == 1);
@@ -64,8 +65,8 @@ TEST_CASE("rank: each launcher's variables", "[rank]") {
 }
 
 TEST_CASE("rank: torchrun's RANK wins over the srun task it runs in", "[rank]") {
-  const RankInfo r = detectRank(envOf({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"RANK", "6"},
-                                       {"WORLD_SIZE", "16"}}));
+  const RankInfo r = detectRank(
+      envOf({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"RANK", "6"}, {"WORLD_SIZE", "16"}}));
   CHECK(r.rank == 6);
   CHECK(r.worldSize == 16);
   CHECK(r.source == "RANK");

@@ -2,7 +2,6 @@
 // a peer copy on the stream of the device that ran it with both devices
 // named, and an arrow from each launching call to its work on either device.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -60,7 +59,8 @@ void fillTwoGpus(Trace& t) {
     k.blockX = k.blockY = k.blockZ = 1;
     t.store.add(k);
   };
-  auto peer = [&](uint64_t at, uint32_t device, uint32_t context, uint32_t stream, uint32_t src, uint32_t dst) {
+  auto peer = [&](uint64_t at, uint32_t device, uint32_t context, uint32_t stream, uint32_t src,
+                  uint32_t dst) {
     api(at, "cudaMemcpyPeerAsync");
     MemcpyRecord m{};
     m.start = kBase + at + 2000;
@@ -85,7 +85,8 @@ void fillTwoGpus(Trace& t) {
 
 }  // namespace
 
-TEST_CASE("multi-GPU: each device its process, peer copies with both ends, arrows to either", "[multigpu]") {
+TEST_CASE("multi-GPU: each device its process, peer copies with both ends, arrows to either",
+          "[multigpu]") {
   Trace t;
   fillTwoGpus(t);
   std::ostringstream out;
@@ -99,7 +100,8 @@ TEST_CASE("multi-GPU: each device its process, peer copies with both ends, arrow
   std::map<int64_t, int> kernels;
   for (const json& e : doc["traceEvents"]) {
     if (e["ph"] == "M" && e["name"] == "process_name") names[e["pid"]] = e["args"]["name"];
-    if (e["ph"] == "M" && e["name"] == "thread_name") threads[{e["pid"], e["tid"]}] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      threads[{e["pid"], e["tid"]}] = e["args"]["name"];
     if (e["ph"] != "X") continue;
     if (e.contains("flow_out")) flowOut[e["bind_id"].get<uint64_t>()] = e;
     if (e.contains("flow_in")) flowIn[e["bind_id"].get<uint64_t>()] = e;

@@ -3,7 +3,6 @@
 // the cross-rank arithmetic (exporters/rank_summary.h, rank_reports.h) on
 // hand-made ranks whose numbers are known.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -57,7 +56,8 @@ const ReportTable& table(const std::vector<ReportTable>& tables, const std::stri
 
 }  // namespace
 
-TEST_CASE("ranks: the rank survives the native format; older files read as no rank", "[ranks][native]") {
+TEST_CASE("ranks: the rank survives the native format; older files read as no rank",
+          "[ranks][native]") {
   Trace t;
   fillRank(t, 3, 4, {{1}, {1}, {1}, {100 * us}}, 77);
   t.meta.localRank = 1;
@@ -147,8 +147,8 @@ TEST_CASE("ranks: merge puts ranks in rank order and leaves the launcher out", "
   fillLauncher(launcher, 50);
   fillRank(r0, 0, 3, compute, 500);
   fillRank(r1, 1, 3, compute, 200);
-  std::vector<MergeSource> sources = {{&r2, "t.2.native"}, {&launcher, "t.pid50.native"}, {&r0, "t.0.native"},
-                                      {&r1, "t.1.native"}};
+  std::vector<MergeSource> sources = {
+      {&r2, "t.2.native"}, {&launcher, "t.pid50.native"}, {&r0, "t.0.native"}, {&r1, "t.1.native"}};
   std::vector<std::string> skipped;
   sources = orderMergeSources(std::move(sources), skipped);
   REQUIRE(sources.size() == 3);
@@ -167,7 +167,8 @@ TEST_CASE("ranks: merge puts ranks in rank order and leaves the launcher out", "
   for (const json& e : doc["traceEvents"])
     if (e["ph"] == "M" && e["name"] == "process_name") names[e["pid"]] = e["args"]["name"];
   for (const json& e : doc["traceEvents"])
-    if (e["ph"] == "M" && e["name"] == "process_sort_index") sortIndex[names.at(e["pid"])] = e["args"]["sort_index"];
+    if (e["ph"] == "M" && e["name"] == "process_sort_index")
+      sortIndex[names.at(e["pid"])] = e["args"]["sort_index"];
   CHECK(names.at(500) == "[rank 0] python (node1:500)");
   CHECK(names.at(200) == "[rank 1] python (node1:200)");
   // Each rank's host process, then its GPU, then the next rank.
@@ -242,7 +243,8 @@ TEST_CASE("ranks: the straggler is the rank whose collectives are shortest", "[r
   CHECK(c.totalSpreadNs == 5 * 600 * us);
   CHECK(c.waitedNs == std::vector<uint64_t>{4 * 600 * us, 600 * us});
 
-  const auto tables = buildRankReports(ranks, {"ranks", "collectives", "collective_spread", "rank_findings"}, {});
+  const auto tables =
+      buildRankReports(ranks, {"ranks", "collectives", "collective_spread", "rank_findings"}, {});
   const ReportTable& findings = table(tables, "rank_findings");
   REQUIRE_FALSE(findings.rows.empty());
   const std::string title = findings.rows[0][1].s;
@@ -253,7 +255,8 @@ TEST_CASE("ranks: the straggler is the rank whose collectives are shortest", "[r
   CHECK(details.find("700") != std::string::npos);         // rank 0's
   // Nothing hides the communication here.
   bool overlapFinding = false;
-  for (const auto& row : findings.rows) overlapFinding |= row[1].s == "Communication is not overlapped with compute";
+  for (const auto& row : findings.rows)
+    overlapFinding |= row[1].s == "Communication is not overlapped with compute";
   CHECK(overlapFinding);
 
   const ReportTable& spread = table(tables, "collective_spread");
@@ -272,8 +275,8 @@ TEST_CASE("ranks: the straggler is the rank whose collectives are shortest", "[r
 }
 
 TEST_CASE("ranks: no straggler when the late rank changes from step to step", "[ranks]") {
-  const std::vector<std::vector<uint64_t>> alternating = {
-      {800 * us, 200 * us, 800 * us, 200 * us}, {200 * us, 800 * us, 200 * us, 800 * us}};
+  const std::vector<std::vector<uint64_t>> alternating = {{800 * us, 200 * us, 800 * us, 200 * us},
+                                                          {200 * us, 800 * us, 200 * us, 800 * us}};
   std::vector<RankSummary> ranks;
   for (int64_t r = 0; r < 2; ++r) {
     Trace t;
@@ -291,7 +294,8 @@ TEST_CASE("ranks: a launcher without GPU work is skipped and named", "[ranks]") 
   fillLauncher(launcher, 9);
   fillRank(rank, 0, 1, {{100 * us}}, 10);
   std::vector<std::string> skipped;
-  const auto ranks = orderRanks({summarizeRank(launcher, "t.pid9.native"), summarizeRank(rank, "t.0.native")}, skipped);
+  const auto ranks = orderRanks(
+      {summarizeRank(launcher, "t.pid9.native"), summarizeRank(rank, "t.0.native")}, skipped);
   REQUIRE(ranks.size() == 1);
   CHECK(ranks[0].rank == 0);
   REQUIRE(skipped.size() == 1);
@@ -303,7 +307,8 @@ TEST_CASE("ranks: a launcher without GPU work is skipped and named", "[ranks]") 
   CHECK(noted);
 }
 
-TEST_CASE("ranks: the .pftrace names the rank's processes and carries the NCCL arguments", "[ranks][pftrace]") {
+TEST_CASE("ranks: the .pftrace names the rank's processes and carries the NCCL arguments",
+          "[ranks][pftrace]") {
   Trace t;
   fillRank(t, 1, 2, kCompute, 101);
   std::ostringstream out;
@@ -345,5 +350,6 @@ TEST_CASE("ranks: each report of a rank's trace says whose it is", "[ranks][repo
   CHECK_THAT(summary, Catch::Contains("cuptitrace: GPU activities [rank 1]"));
   Trace launcher;
   fillLauncher(launcher, 9);
-  for (const auto& table : buildAllReports(launcher, {})) CHECK_THAT(table.title, !Catch::Contains("[rank"));
+  for (const auto& table : buildAllReports(launcher, {}))
+    CHECK_THAT(table.title, !Catch::Contains("[rank"));
 }
