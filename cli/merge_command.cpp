@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/command_line.h"
+#include "cli/trace_globs.h"
 #include "core/trace.h"
 #include "exporters/merge.h"
 #include "exporters/native.h"
@@ -41,7 +42,12 @@ Command mergeForm(MergeArgs& a) {
       "moved by a multiple of 4194304 (its original stays in the name). Times are put\n"
       "on wall-clock time by each trace's own clock offset; the merged file's metadata\n"
       "lists every input with its file, host, pid and the offset applied. Arrows are\n"
-      "renumbered so they never cross traces.";
+      "renumbered so they never cross traces.\n"
+      "\n"
+      "Ranks: processes started by torchrun, mpirun or srun come in rank order, each\n"
+      "named \"[rank N] ...\" with its GPUs under it, whatever the order of the files; a\n"
+      "quoted pattern ('t.*.native') is expanded. A trace with no GPU work (the\n"
+      "launcher's own) is left out, and named on stderr.";
   return c;
 }
 
@@ -75,9 +81,15 @@ int runMerge(const std::vector<std::string>& args, std::string& out, std::string
   if (!mergeFormatFor(output, format))
     return usageError("'" + output + "': the output's name must end in .json, .pftrace or .sqlite");
 
+  std::vector<std::string> paths;
+  std::string globError;
+  if (!expandTraceArgs(inputs, paths, globError)) {
+    err += "cuptitrace merge: " + globError + "\n";
+    return 1;
+  }
   std::vector<std::unique_ptr<Trace>> traces;
   std::vector<MergeSource> sources;
-  for (const std::string& path : inputs) {
+  for (const std::string& path : paths) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       err += "cuptitrace merge: cannot open " + path + "\n";
@@ -90,6 +102,13 @@ int runMerge(const std::vector<std::string>& args, std::string& out, std::string
       return 1;
     }
     sources.push_back({traces.back().get(), path});
+  }
+  std::vector<std::string> skipped;
+  sources = orderMergeSources(std::move(sources), skipped);
+  for (const std::string& s : skipped) err += "cuptitrace merge: left out " + s + "\n";
+  if (sources.empty()) {
+    err += "cuptitrace merge: none of the traces holds GPU work\n";
+    return 1;
   }
   const MergeResult result = writeMerged(sources, output, overwrite);
   if (!result.error.empty()) {

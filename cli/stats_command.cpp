@@ -9,7 +9,10 @@
 #include "core/config.h"
 #include "core/parse.h"
 #include "core/trace.h"
+#include "cli/trace_globs.h"
 #include "exporters/native.h"
+#include "exporters/rank_reader.h"
+#include "exporters/rank_reports.h"
 #include "exporters/reports.h"
 
 namespace cuptitrace::cli {
@@ -18,7 +21,7 @@ namespace {
 // What the parser fills.
 struct StatsArgs {
   std::vector<std::string> inputs;
-  std::string report = "all", format, top, timeUnit, nameWidth, stepRange, coverage, byLaunchConfig;
+  std::string report = "all", format, top, timeUnit, nameWidth, stepRange, coverage, byLaunchConfig, jobs;
   bool stepRangeGiven = false, coverageGiven = false;
 };
 
@@ -28,12 +31,23 @@ Command statsForm(StatsArgs& a) {
   c.usage =
       "usage: cuptitrace stats TRACE.native [--report NAME[,NAME...]] [--format table|csv|json]\n"
       "                        [--top N] [--time-unit auto|ns|us|ms|s] [--name-width N]\n"
-      "                        [--step-range NAME] [--coverage PERCENT] [--by-launch-config]\n";
-  c.about = "Prints reports of a saved trace.";
+      "                        [--step-range NAME] [--coverage PERCENT] [--by-launch-config]\n"
+      "       cuptitrace stats RANK.native RANK.native... [--report NAME[,NAME...]] [--jobs N] ...\n";
+  c.about =
+      "Prints reports of a saved trace. With several traces (one per rank of a job; a quoted\n"
+      "pattern such as 't.*.native' works too) the reports are across ranks. Traces are read\n"
+      "one at a time per job, so memory holds --jobs traces at most (default 2); processes\n"
+      "without GPU work (the launcher) are skipped and named in the notes.";
   std::string reports = "Reports:\n";
   for (const auto& r : reportCatalog()) {
     std::string name = r.name;
     name.resize(16, ' ');
+    reports += "  " + name + r.description + "\n";
+  }
+  reports += "\nReports across ranks (several traces):\n";
+  for (const auto& r : rankReportCatalog()) {
+    std::string name = r.name;
+    name.resize(18, ' ');
     reports += "  " + name + r.description + "\n";
   }
   c.footer = reports;
@@ -51,11 +65,12 @@ Command statsForm(StatsArgs& a) {
        "share the coverage report covers (default: the trace's\nCUPTITRACE_COVERAGE, else 90)", &a.coverage,
        &a.coverageGiven},
       {"--by-launch-config", "", "the kernels report has a row per name, grid and block", &a.byLaunchConfig},
+      {"--jobs", "N", "with several traces: how many are read at once (default 2)", &a.jobs},
   };
   c.positionalName = "TRACE.native";
-  c.positionalHelp = "the saved trace (PREFIX.native)";
+  c.positionalHelp = "the saved trace (PREFIX.native); several: reports across ranks";
   c.positionals = &a.inputs;
-  c.maxPositionals = 1;
+  c.maxPositionals = 0;
   return c;
 }
 
@@ -71,6 +86,42 @@ std::string statsUsage() {
   return commandHelp(statsForm(a));
 }
 
+namespace {
+
+// Several traces: the reports across ranks.
+int runRankStats(const std::vector<std::string>& inputs, const std::string& reportList, unsigned jobs,
+                 ReportFormat format, const RenderOptions& render, std::string& out, std::string& err) {
+  std::vector<std::string> names;
+  if (reportList == "all") {
+    for (const auto& r : rankReportCatalog()) names.push_back(r.name);
+  } else {
+    for (const std::string& name : splitList(reportList)) {
+      if (!isRankReport(name)) {
+        err += "cuptitrace stats: --report '" + name +
+               "' is not a report across ranks (accepted: ranks, collectives, collective_spread, rank_findings)\n";
+        return 2;
+      }
+      names.push_back(name);
+    }
+  }
+  RankReadResult read = summarizeTraceFiles(inputs, jobs);
+  if (!read.errors.empty()) {
+    for (const std::string& e : read.errors) err += "cuptitrace stats: " + e + "\n";
+    return 1;
+  }
+  std::vector<std::string> skipped;
+  const std::vector<RankSummary> ranks = orderRanks(std::move(read.summaries), skipped);
+  for (const std::string& s : skipped) err += "cuptitrace stats: skipped " + s + "\n";
+  if (ranks.empty()) {
+    err += "cuptitrace stats: none of the traces holds GPU work\n";
+    return 1;
+  }
+  out += renderTables(buildRankReports(ranks, names, skipped), format, render);
+  return 0;
+}
+
+}  // namespace
+
 int runStats(const std::vector<std::string>& args, std::string& out, std::string& err) {
   StatsArgs a;
   const Command command = statsForm(a);
@@ -80,6 +131,7 @@ int runStats(const std::vector<std::string>& args, std::string& out, std::string
     err += cli::usageError(command, message);
     return 2;
   };
+  unsigned jobs = 2;
   ReportFormat format = ReportFormat::Table;
   RenderOptions render;
   std::optional<std::string> stepRange;
@@ -119,11 +171,24 @@ int runStats(const std::vector<std::string>& args, std::string& out, std::string
     else
       coverage = c.coverageBasisPoints;
   }
+  if (!a.jobs.empty()) {
+    const auto n = parseUint(a.jobs);
+    if (!n || a.jobs.find_first_not_of("0123456789") != std::string::npos || *n < 1 || *n > 256)
+      return usageError("--jobs '" + a.jobs + "' is not valid (accepted: an integer from 1 to 256)");
+    jobs = static_cast<unsigned>(*n);
+  }
   const bool byLaunchConfig = flagIsOn(a.byLaunchConfig);
-  const std::string input = a.inputs.empty() ? "" : a.inputs[0];
+  const std::vector<std::string>& patterns = a.inputs;
   const std::string& reportList = a.report;
-  if (input.empty()) return usageError("no trace given");
+  if (patterns.empty()) return usageError("no trace given");
   std::string error;
+  std::vector<std::string> inputs;
+  if (!expandTraceArgs(patterns, inputs, error)) {
+    err += "cuptitrace stats: " + error + "\n";
+    return 1;
+  }
+  if (inputs.size() > 1) return runRankStats(inputs, reportList, jobs, format, render, out, err);
+  const std::string input = inputs.front();
   const auto names = parseReportNames(reportList, error);
   if (!names) return usageError("--report '" + reportList + "': " + error);
 

@@ -334,7 +334,8 @@ const std::vector<ConfigVar>& configTable() {
        "PREFIX.sqlite, tables as Nsight Systems exports them).",
        applyFormats},
       {"CUPTITRACE_OUTPUT", "path", "cuptitrace-%h-%p",
-       "a path prefix; %h is the host name, %p the process id, %q{VAR} the value of environment "
+       "a path prefix; %h is the host name, %p the process id, %r the rank (torchrun, MPI, Slurm; "
+       "pid<PID> without one), %q{VAR} the value of environment "
        "variable VAR (empty when unset), %n the smallest number not yet used by a trace of that prefix, "
        "%% a percent sign",
        "Prefix of every output file (suffixes: .json, .native, .kernels.csv, ...).", applyOutput},

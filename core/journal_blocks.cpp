@@ -9,6 +9,7 @@ std::string encodeMetadata(const TraceMetadata& meta) {
   std::string out;
   Writer w(out);
   binary_io::writeMetadataHead(w, meta);
+  binary_io::writeRank(w, meta);  // added later: after the head, so older journals still read
   return out;
 }
 
@@ -16,6 +17,7 @@ bool decodeMetadata(std::string_view data, TraceMetadata& meta) {
   Reader r(data);
   TraceMetadata m;
   if (!binary_io::readMetadataHead(r, m)) return false;
+  if (r.remaining() > 0 && !binary_io::readRank(r, m)) return false;
   meta = std::move(m);
   return true;
 }

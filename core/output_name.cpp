@@ -47,7 +47,7 @@ bool checkOutputTemplate(std::string_view pattern, std::string* why) {
     if (pattern[i] != '%') continue;
     if (i + 1 == pattern.size()) return fail("a lone % at the end (write %% for a percent sign)");
     const char next = pattern[++i];
-    if (next == 'h' || next == 'p' || next == '%') continue;
+    if (next == 'h' || next == 'p' || next == 'r' || next == '%') continue;
     if (next == 'n') {
       sawSequence = true;
       continue;
@@ -58,7 +58,7 @@ bool checkOutputTemplate(std::string_view pattern, std::string* why) {
       i += length;
       continue;
     }
-    return fail(std::string("unknown escape %") + next + " (known: %h, %p, %q{VAR}, %n, %%)");
+    return fail(std::string("unknown escape %") + next + " (known: %h, %p, %r, %q{VAR}, %n, %%)");
   }
   return true;
 }
@@ -76,6 +76,8 @@ std::string expandOutputName(std::string_view pattern, const OutputNameInputs& i
     const char next = pattern[++i];
     if (next == 'p') {
       out += std::to_string(inputs.pid);
+    } else if (next == 'r') {
+      out += inputs.rank >= 0 ? std::to_string(inputs.rank) : "pid" + std::to_string(inputs.pid);
     } else if (next == 'h') {
       appendClean(out, inputs.host);
     } else if (next == 'n') {

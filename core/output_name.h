@@ -1,6 +1,9 @@
 // Output file names from the CUPTITRACE_OUTPUT template:
 //   %h       the host name
 //   %p       the process id
+//   %r       the rank a launcher gave the process (torchrun, mpirun, srun:
+//            core/rank_info.h); "pid<PID>" when it has none (the launcher
+//            itself), so that its files never take a rank's name
 //   %q{VAR}  the value of environment variable VAR (an MPI rank:
 //            %q{OMPI_COMM_WORLD_RANK}); unset: nothing, and one warning
 //   %n       a sequence number: the smallest n >= 1 for which no file of the
@@ -19,6 +22,7 @@ namespace cuptitrace {
 struct OutputNameInputs {
   uint32_t pid = 0;
   std::string host;
+  int64_t rank = -1;  // for %r; negative: none
   // Environment lookup for %q{VAR}; nullptr or unset: the variable is missing.
   std::function<const char*(const char*)> env;
 };
@@ -33,7 +37,7 @@ bool checkOutputTemplate(std::string_view pattern, std::string* why = nullptr);
 // Sequences that are not escapes are kept as written.
 std::string expandOutputName(std::string_view pattern, const OutputNameInputs& inputs, uint64_t sequence,
                              std::vector<std::string>* messages = nullptr);
-// Without %q and %n (they expand to nothing and 1).
+// Without %q and %n (they expand to nothing and 1) and without a rank.
 std::string expandOutputName(std::string_view pattern, uint32_t pid, std::string_view host);
 
 bool usesSequence(std::string_view pattern);

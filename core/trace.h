@@ -64,6 +64,12 @@ struct TraceMetadata {
   // Trace clock when CUPTI was detached, past the last capture window; 0 when
   // it stayed attached to the end.
   uint64_t cuptiDetachedNs = 0;
+  // The process's place in a multi-process job, as its launcher set it
+  // (core/rank_info.h): -1 and 0 when it was started by none.
+  int64_t rank = -1;
+  int64_t localRank = -1;
+  uint32_t worldSize = 0;
+  std::string rankSource;  // the variable the rank was read from ("RANK", "SLURM_PROCID", ...)
 
   // What to add to a trace time to get wall-clock time: the recorded offset,
   // else the one the two start times give, else 0 (the trace clock is then

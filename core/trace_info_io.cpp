@@ -84,6 +84,23 @@ bool readContexts(ByteReader& r, std::vector<ContextInfo>& contexts) {
   return ok;
 }
 
+void writeRank(ByteWriter& w, const TraceMetadata& meta) {
+  // Two's complement: -1 (no rank) reads back as -1.
+  w.u64(static_cast<uint64_t>(meta.rank));
+  w.u64(static_cast<uint64_t>(meta.localRank));
+  w.u32(meta.worldSize);
+  w.str(meta.rankSource);
+}
+
+bool readRank(ByteReader& r, TraceMetadata& meta) {
+  uint64_t rank = 0, localRank = 0;
+  if (!(r.u64(rank) && r.u64(localRank) && r.u32(meta.worldSize) && r.str(meta.rankSource))) return false;
+  // Any negative value is "none".
+  meta.rank = static_cast<int64_t>(rank) < 0 ? -1 : static_cast<int64_t>(rank);
+  meta.localRank = static_cast<int64_t>(localRank) < 0 ? -1 : static_cast<int64_t>(localRank);
+  return true;
+}
+
 void writeNames(ByteWriter& w, const std::map<uint32_t, std::string>& names) {
   w.u32(static_cast<uint32_t>(names.size()));
   for (const auto& [id, name] : names) {

@@ -28,6 +28,11 @@ bool readDevices(ByteReader& r, std::vector<DeviceInfo>& devices);
 void writeContexts(ByteWriter& w, const std::vector<ContextInfo>& contexts);
 bool readContexts(ByteReader& r, std::vector<ContextInfo>& contexts);
 
+// The rank (TraceMetadata::rank, localRank, worldSize, rankSource), written
+// after everything else by both the native format and the journal.
+void writeRank(ByteWriter& w, const TraceMetadata& meta);
+bool readRank(ByteReader& r, TraceMetadata& meta);
+
 void writeNames(ByteWriter& w, const std::map<uint32_t, std::string>& names);
 bool readNames(ByteReader& r, std::map<uint32_t, std::string>& names);
 

@@ -67,6 +67,7 @@
 #include "exporters/flow_sources.h"
 #include "exporters/json_text.h"
 #include "exporters/memory_tracks.h"
+#include "exporters/nccl_names.h"
 #include "exporters/timeline_slices.h"
 #include "exporters/track_layout.h"
 
@@ -197,6 +198,7 @@ class ChromeJsonWriter {
         rec_(trace_.store),
         sources_(rec_.api),
         externalIds_(trace_),
+        nccl_(trace_),
         hostPid_(in.hostPid()),
         windowSlices_(windowSlices),
         slices_(trace_.store) {
@@ -425,6 +427,14 @@ class ChromeJsonWriter {
       args.u("scope_id", e->scopeId);
     }
   }
+  // An NCCL kernel's collective, as its name says (core/nccl_kernel.h): parts it leaves out are left out.
+  static void ncclArgs(JsonObject& args, const NcclKernelInfo& c) {
+    args.plain("nccl_collective", c.collective);
+    if (!c.op.empty()) args.plain("nccl_op", c.op);
+    if (!c.dtype.empty()) args.plain("nccl_dtype", c.dtype);
+    if (!c.algo.empty()) args.plain("nccl_algo", c.algo);
+    if (!c.proto.empty()) args.plain("nccl_proto", c.proto);
+  }
   static void graphIds(JsonObject& args, uint32_t graphId, uint64_t graphNodeId) {
     if (graphId != 0) args.u("graph_id", graphId);
     if (graphNodeId != 0) args.u("graph_node_id", graphNodeId);
@@ -529,6 +539,7 @@ class ChromeJsonWriter {
     if (k.launchType != static_cast<uint8_t>(KernelLaunchType::Regular))
       args.plain("launch_type", launchTypeName(k.launchType));
     if (k.isDeviceLaunched) args.b("device_launched", true);
+    if (const NcclKernelInfo* c = nccl_.find(k.name)) ncclArgs(args, *c);
     externalIdArgs(args, k.correlationId);
     adjustment(args, s, k.start, k.end);
     args.close();
@@ -822,6 +833,12 @@ class ChromeJsonWriter {
     meta.u("pid", m.pid);
     meta.s("process_name", m.processName);
     meta.s("command_line", m.commandLine);
+    if (m.rank >= 0) {  // set by the launcher (core/rank_info.h)
+      meta.u("rank", static_cast<uint64_t>(m.rank));
+      if (m.localRank >= 0) meta.u("local_rank", static_cast<uint64_t>(m.localRank));
+      if (m.worldSize != 0) meta.u("world_size", m.worldSize);
+      meta.s("rank_source", m.rankSource);
+    }
     meta.s("clock", m.clock);
     meta.u("base_timestamp_ns", base_);
     meta.u("start_timestamp_ns", m.startTimestampNs);
@@ -940,6 +957,7 @@ class ChromeJsonWriter {
   const TimelineRecords rec_;
   const FlowSources sources_;
   const ExternalIdIndex externalIds_;
+  NcclNames nccl_;  // which kernels are NCCL's collectives
   const uint32_t hostPid_;
   const size_t windowSlices_;
 

@@ -22,6 +22,7 @@
 #include "core/api_set.h"
 #include "core/demangle.h"
 #include "exporters/external_ids.h"
+#include "exporters/nccl_names.h"
 
 namespace cuptitrace {
 namespace {
@@ -33,7 +34,8 @@ constexpr std::array kKernelColumns = {
     "start_ns", "end_ns", "duration_ns", "device", "context", "stream", "correlation_id", "name",
     "mangled_name", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
     "registers_per_thread", "static_shared_bytes", "dynamic_shared_bytes", "graph_id",
-    "graph_node_id", "launch_type", "device_launched", "external_id", "scope"};
+    "graph_node_id", "launch_type", "device_launched", "external_id", "scope", "nccl_collective",
+    "nccl_op", "nccl_dtype", "nccl_algo", "nccl_proto"};
 constexpr std::array kMemcpyColumns = {
     "start_ns", "end_ns", "duration_ns", "device", "context", "stream", "correlation_id", "bytes",
     "copy_kind", "src_kind", "dst_kind", "async", "src_device", "dst_device", "graph_id",
@@ -234,6 +236,7 @@ void writeKernels(const Trace& trace, CsvWriter& w) {
   DemangleCache demangler;
   std::vector<const std::string*> demangled(trace.strings.size(), nullptr);
   const ExternalIdIndex externalIds(trace);
+  NcclNames nccl(trace);
   trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
     const std::string_view mangled = trace.strings.get(k.name);
     const std::string* name = k.name < demangled.size() ? demangled[k.name] : nullptr;
@@ -264,6 +267,11 @@ void writeKernels(const Trace& trace, CsvWriter& w) {
     const ExternalIdEntry* e = externalIds.find(k.correlationId);
     if (e != nullptr && e->hasId) w.integer(e->id); else w.empty();
     w.text(e != nullptr && e->hasScope ? trace.strings.get(e->scopeName) : std::string_view());
+    // NCCL's kernels: the collective their name says; empty for every other kernel.
+    const NcclKernelInfo* c = nccl.find(k.name);
+    for (const std::string* part : {c ? &c->collective : nullptr, c ? &c->op : nullptr, c ? &c->dtype : nullptr,
+                                    c ? &c->algo : nullptr, c ? &c->proto : nullptr})
+      w.text(part != nullptr ? std::string_view(*part) : std::string_view());
     w.endRow();
   });
 }

@@ -1,7 +1,9 @@
 #include "exporters/merge.h"
 
+#include <algorithm>
 #include <set>
 
+#include "core/rank_info.h"
 #include "exporters/chrome_json.h"
 #include "exporters/file_output.h"
 #include "exporters/perfetto_proto.h"
@@ -20,6 +22,28 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 }
 
 }  // namespace
+
+std::vector<MergeSource> orderMergeSources(std::vector<MergeSource> sources, std::vector<std::string>& skipped) {
+  std::vector<MergeSource> kept;
+  for (MergeSource& s : sources) {
+    const TraceStore& store = s.trace->store;
+    const bool used =
+        store.count(RecordKind::Kernel) + store.count(RecordKind::Memcpy) + store.count(RecordKind::Memset) != 0;
+    if (used) {
+      kept.push_back(std::move(s));
+      continue;
+    }
+    const TraceMetadata& m = s.trace->meta;
+    skipped.push_back(s.file + " (" + m.processName + ", pid " + std::to_string(m.pid) +
+                      "): no GPU work (a launcher such as torchrun or mpirun?)");
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const MergeSource& a, const MergeSource& b) {
+    const int64_t ra = a.trace->meta.rank, rb = b.trace->meta.rank;
+    if ((ra >= 0) != (rb >= 0)) return ra >= 0;
+    return ra >= 0 && ra < rb;
+  });
+  return kept;
+}
 
 std::vector<TimelineInput> planMerge(const std::vector<MergeSource>& sources) {
   std::vector<TimelineInput> inputs;

@@ -3,7 +3,8 @@
 //
 // - Every trace keeps its host process, thread tracks and names, and its GPU
 //   processes. In a merged file every process name says where it ran:
-//   "train.py (node2:1234)", "GPU 0: NVIDIA H100 80GB HBM3 (node2:1234)".
+//   "train.py (node2:1234)", "GPU 0: NVIDIA H100 80GB HBM3 (node2:1234)", and
+//   a rank's "[rank 1] train.py (node2:1234)", "[rank 1] GPU 1: ...".
 // - A pid already taken by an earlier trace (another host, or a reused pid)
 //   is moved by a multiple of 2^22 (above every Linux pid), the trace's
 //   thread ids with it; the original pid stays in the process name.
@@ -28,6 +29,12 @@ struct MergeSource {
   const Trace* trace = nullptr;
   std::string file;  // where it was read from, written into the metadata
 };
+
+// The traces to merge in rank order (processes a launcher gave a rank first,
+// by rank; the others after them, in the order given), without those that
+// hold no GPU work (a launcher such as torchrun, which makes a CUDA call or
+// two but runs nothing on a GPU: one line each in `skipped`).
+std::vector<MergeSource> orderMergeSources(std::vector<MergeSource> sources, std::vector<std::string>& skipped);
 
 // Where each trace goes (pids, GPU keys, names, labels), in input order.
 std::vector<TimelineInput> planMerge(const std::vector<MergeSource>& sources);

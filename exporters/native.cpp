@@ -9,7 +9,7 @@
 //                         order; id 0 is "" and is not written
 //     METADATA (2)        TraceMetadata, config pairs, devices, contexts, stream/thread/device
 //                         names, counters, per-kind dropped counts, then fields added
-//                         since (capture windows, ..., context names; see writeMetadata)
+//                         since (capture windows, ..., context names, rank; see writeMetadata)
 //     RECORDS  (3)        uint8 kind, uint32 sizeof(record), uint64 count, raw records;
 //                         one section per kind, several for one kind are appended
 //     END      (0)        empty; a file without it is truncated
@@ -122,6 +122,8 @@ class NativeWriter {
     }
     // Then the contexts' NVTX names.
     binary_io::writeNames(m, trace.contextNames);
+    // Then the rank (core/rank_info.h).
+    binary_io::writeRank(m, meta);
 
     sectionHeader(kTagMetadata, body.size());
     buffer_ += body;
@@ -344,6 +346,8 @@ class NativeReader {
     }
     // Context names: absent before they were saved.
     if (ok && r.remaining() > 0) ok = binary_io::readNames(r, trace_.contextNames);
+    // The rank: absent before it was saved (the process then has none).
+    if (ok && r.remaining() > 0) ok = binary_io::readRank(r, meta);
     if (!ok) return fail("malformed METADATA section (a field runs past the section)");
     // Bytes left over are fields added by a newer writer of the same version: ignored.
     return true;

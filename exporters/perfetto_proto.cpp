@@ -36,7 +36,9 @@
 // (the GPU process and stream track are theirs), and a synchronization its
 // context. Kernels: correlation, grid, block, registers (per thread),
 // static_smem, dynamic_smem (shared memory bytes), graph ids, launch_type
-// (only when not Regular), device_launched (only when set); the mangled name
+// (only when not Regular), device_launched (only when set), and for NCCL's
+// kernels nccl_collective, nccl_op, nccl_dtype, nccl_algo, nccl_proto (those
+// the name says: core/nccl_kernel.h); the mangled name
 // is the CSV's (the slice is named by the demangled one). API calls:
 // correlation and return_value (only when not 0: success); the domain is the
 // category and the callback id is the call's name. Copies and sets as in
@@ -106,6 +108,7 @@
 #include "exporters/external_ids.h"
 #include "exporters/flow_sources.h"
 #include "exporters/memory_tracks.h"
+#include "exporters/nccl_names.h"
 #include "exporters/proto_writer.h"
 #include "exporters/slice_windows.h"
 #include "exporters/timeline_slices.h"
@@ -274,7 +277,15 @@ constexpr const char* kCategoryNames[kCategoryCount] = {
   X(ExternalId, "external_id")                                 \
   X(Scope, "scope")                                            \
   X(ScopeId, "scope_id")                                       \
-  X(Errno, "errno")
+  X(Errno, "errno")                                            \
+  X(Rank, "rank")                                              \
+  X(LocalRank, "local_rank")                                   \
+  X(WorldSize, "world_size")                                   \
+  X(NcclCollective, "nccl_collective")                         \
+  X(NcclOp, "nccl_op")                                         \
+  X(NcclDtype, "nccl_dtype")                                   \
+  X(NcclAlgo, "nccl_algo")                                     \
+  X(NcclProto, "nccl_proto")
 // clang-format on
 
 enum class Arg : uint32_t {
@@ -566,6 +577,7 @@ class SourceWriter {
         rec_(trace_.store),
         sources_(rec_.api),
         externalIds_(trace_),
+        nccl_(trace_),
         hostPid_(input.hostPid()),
         offset_(static_cast<uint64_t>(trace_.meta.wallClockOffsetNs())),
         hostProcessUuid_(firstUuid),
@@ -1327,6 +1339,20 @@ class SourceWriter {
     if (graphId != 0) argUint(Arg::GraphId, graphId);
     if (graphNodeId != 0) argUint(Arg::GraphNodeId, graphNodeId);
   }
+  // An NCCL kernel's collective, as its name says (core/nccl_kernel.h): parts it leaves out are left out.
+  void ncclArgs(const NcclKernelInfo& c) {
+    auto part = [&](Arg a, const std::string& text) {
+      if (text.empty()) return;
+      uint32_t& iid = ncclValueIid_[text];
+      if (iid == 0) iid = newValue(text);
+      argStringIid(a, useValue(iid));
+    };
+    part(Arg::NcclCollective, c.collective);
+    part(Arg::NcclOp, c.op);
+    part(Arg::NcclDtype, c.dtype);
+    part(Arg::NcclAlgo, c.algo);
+    part(Arg::NcclProto, c.proto);
+  }
   // What the program had pushed (cuptitrace.h) when the call was made.
   void externalIdArgs(uint32_t correlationId) {
     const ExternalIdEntry* e = externalIds_.find(correlationId);
@@ -1515,6 +1541,7 @@ class SourceWriter {
       argStringIid(Arg::LaunchType,
                    enumValueIid(launchTypeIid_[k.launchType], launchTypeName(k.launchType)));
     if (k.isDeviceLaunched) argBool(Arg::DeviceLaunched, true);
+    if (const NcclKernelInfo* c = nccl_.find(k.name)) ncclArgs(*c);
     externalIdArgs(k.correlationId);
     clampArg(s, k.start, k.end);
     eventHead(kSliceBegin, name);
@@ -1702,6 +1729,11 @@ class SourceWriter {
       argUint(Arg::Pid, m.pid);
       for (const auto& [key, value] : in_.labels) argString(dynamicArgIid(key), validUtf8(value));
     }
+    if (m.rank >= 0) {  // set by the launcher (core/rank_info.h)
+      argUint(Arg::Rank, static_cast<uint64_t>(m.rank));
+      if (m.localRank >= 0) argUint(Arg::LocalRank, static_cast<uint64_t>(m.localRank));
+      if (m.worldSize != 0) argUint(Arg::WorldSize, m.worldSize);
+    }
     argUint(Arg::DroppedRecords, trace_.totalDropped());
     argUint(Arg::IncompleteRecords, incomplete_);
     argUint(Arg::ClampedSlices, clamped_);
@@ -1722,6 +1754,8 @@ class SourceWriter {
   const TimelineRecords rec_;
   const FlowSources sources_;
   const ExternalIdIndex externalIds_;
+  NcclNames nccl_;  // which kernels are NCCL's collectives
+  std::unordered_map<std::string, uint32_t> ncclValueIid_;  // their parts' string iids
   const uint32_t hostPid_;  // as shown
   const uint64_t offset_;   // wall clock minus trace clock, modulo 2^64
   const uint64_t hostProcessUuid_;

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "core/config.h"
+#include "core/rank_info.h"
 #include "exporters/file_output.h"
 #include "exporters/report_data.h"
 
@@ -119,6 +120,8 @@ std::vector<ReportTable> buildReports(const Trace& trace, const std::vector<std:
       continue;
     }
     tables.push_back(entry->build(data));
+    // Every rank of a job prints its own: the title says whose it is.
+    if (trace.meta.rank >= 0) tables.back().title += " [" + rankLabel(trace.meta.rank) + "]";
   }
   return tables;
 }

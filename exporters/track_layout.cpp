@@ -5,6 +5,8 @@
 #include <set>
 #include <vector>
 
+#include "core/rank_info.h"
+
 namespace cuptitrace {
 uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy) {
   TrackLayout layout(policy);
@@ -24,9 +26,19 @@ TimelineInput timelineInput(const Trace& trace) {
   return in;
 }
 
+namespace {
+
+// "[rank 3] " before a process's name when a launcher gave it a rank: first,
+// because Perfetto cuts long names at their end.
+std::string rankPrefix(const Trace& trace) {
+  return trace.meta.rank >= 0 ? "[" + rankLabel(trace.meta.rank) + "] " : std::string();
+}
+
+}  // namespace
+
 std::string hostProcessName(const Trace& trace) {
   const std::string& program = trace.meta.processName;
-  return program.empty() ? "Process " + std::to_string(trace.meta.pid) : program;
+  return rankPrefix(trace) + (program.empty() ? "Process " + std::to_string(trace.meta.pid) : program);
 }
 
 namespace {
@@ -71,7 +83,7 @@ std::string gpuDescription(const Trace& trace, uint32_t device) {
 
 std::string gpuProcessName(const Trace& trace, uint32_t device) {
   const DeviceText text = describeDevice(trace, device);
-  std::string name = "GPU " + std::to_string(device);
+  std::string name = rankPrefix(trace) + "GPU " + std::to_string(device);
   if (!text.name.empty()) name += ": " + text.name;
   if (!text.details.empty()) name += " (" + text.details + ")";
   return name;

@@ -188,8 +188,10 @@ struct TimelineBase {
 TimelineBase scanTimeline(const Trace& trace);
 
 // Track and process names as a user sees them.
-std::string hostProcessName(const Trace& trace);  // the program, or "Process <pid>"
-// "GPU 0: NVIDIA H100 80GB HBM3 (CC 9.0, 132 SMs, 79.2 GiB, 1980 MHz)", with
+// The program, or "Process <pid>"; "[rank 3] python" for a process a launcher gave a rank.
+std::string hostProcessName(const Trace& trace);
+// "GPU 0: NVIDIA H100 80GB HBM3 (CC 9.0, 132 SMs, 79.2 GiB, 1980 MHz)" ("[rank 3] GPU 0: ..."
+// with a rank), with
 // the NVTX name of the device if it has one, the details CUPTI gave.
 std::string gpuProcessName(const Trace& trace, uint32_t device);
 // The same without "GPU 0: ": "NVIDIA H100 80GB HBM3 (CC 9.0, ...)", only the

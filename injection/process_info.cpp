@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -31,6 +32,8 @@ ProcessInfo currentProcessInfo() {
     pos = end + 1;
   }
   if (info.processName.empty()) info.processName = "process " + std::to_string(info.pid);
+  // Read once, at start: a program that changes RANK later is still the rank it was started as.
+  info.rank = detectRank([](const char* name) -> const char* { return std::getenv(name); });
   return info;
 }
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/rank_info.h"
+
 namespace cuptitrace {
 
 struct ProcessInfo {
@@ -11,6 +13,7 @@ struct ProcessInfo {
   std::string hostName;
   std::string processName;  // executable's base name
   std::string commandLine;  // arguments joined by spaces
+  RankInfo rank;            // set by a launcher (torchrun, mpirun, srun); none otherwise
 };
 
 ProcessInfo currentProcessInfo();

@@ -102,6 +102,10 @@ bool Tracer::startCollection() {
   trace_.meta.hostName = process.hostName;
   trace_.meta.processName = process.processName;
   trace_.meta.commandLine = process.commandLine;
+  trace_.meta.rank = process.rank.rank;
+  trace_.meta.localRank = process.rank.localRank;
+  trace_.meta.worldSize = process.rank.worldSize;
+  trace_.meta.rankSource = process.rank.source;
   trace_.meta.config = describeConfig(config_);
   trace_.store.setMaxBytes(config_.maxMemory);
 
@@ -355,6 +359,7 @@ void Tracer::writeOutputs() {
   OutputNameInputs nameInputs;
   nameInputs.pid = trace_.meta.pid;
   nameInputs.host = trace_.meta.hostName;
+  nameInputs.rank = trace_.meta.rank;
   nameInputs.env = [](const char* name) { return std::getenv(name); };
   std::vector<std::string> nameMessages;
   // Made again if it went away meanwhile, or replaced if it can no longer be written.

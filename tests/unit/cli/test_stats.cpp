@@ -130,7 +130,8 @@ TEST_CASE("stats: bad usage exits 2 with a message, an unreadable trace 1", "[re
       {trace.path(), "--time-unit", "minutes"},
       {trace.path(), "--coverage", "0"},
       {trace.path(), "--no-such-option", "1"},
-      {trace.path(), "second-trace"},
+      {trace.path(), "second-trace", "--report", "kernels"},  // across ranks: only their reports
+      {trace.path(), "--jobs", "0"},
   };
   for (const auto& args : bad) {
     const Result r = stats(args);
@@ -139,6 +140,10 @@ TEST_CASE("stats: bad usage exits 2 with a message, an unreadable trace 1", "[re
     CHECK(r.out.empty());
     CHECK_THAT(r.err, Catch::StartsWith("cuptitrace stats: "));
   }
+  // A second trace makes the reports across ranks: one that cannot be opened is an error.
+  Result second = stats({trace.path(), "/nonexistent/second.native"});
+  CHECK(second.rc == 1);
+  CHECK_THAT(second.err, Catch::Contains("cannot open /nonexistent/second.native"));
   Result r = stats({"/nonexistent/trace.native"});
   CHECK(r.rc == 1);
   CHECK_THAT(r.err, Catch::Contains("cannot open /nonexistent/trace.native"));

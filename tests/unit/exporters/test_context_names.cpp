@@ -230,8 +230,10 @@ TEST_CASE("context names: a native file written before they were saved still rea
   testing::fillSampleTrace(t);
   t.devices[0].copyEngines = 5;  // the field saved just before the context names
   REQUIRE(t.contextNames.empty());
-  // A writer of that time ended the metadata where the context-name count now starts.
-  const std::string old = shortenMetadata(nativeBytes(t), 4);
+  // A writer of that time ended the metadata where the context-name count now
+  // starts: before it (4 bytes) and the rank saved after it (8 + 8 + 4 + 4 bytes
+  // without a rank source).
+  const std::string old = shortenMetadata(nativeBytes(t), 4 + 24);
   Trace back;
   std::string error;
   REQUIRE(readBytes(old, back, error));
@@ -245,7 +247,7 @@ TEST_CASE("context names: a name cut short in the native metadata is an error, n
   Trace t;
   testing::fillSampleTrace(t);
   t.contextNames[2] = "trainer";
-  const std::string cut = shortenMetadata(nativeBytes(t), 3);  // into the name's bytes
+  const std::string cut = shortenMetadata(nativeBytes(t), 24 + 3);  // past the rank, into the name's bytes
   Trace back;
   std::string error;
   CHECK_FALSE(readBytes(cut, back, error));

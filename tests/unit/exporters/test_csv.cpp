@@ -138,13 +138,15 @@ TEST_CASE("csv table names and columns are the documented ones", "[csv]") {
   CHECK(std::string(csvTableName(RecordKind::Memcpy)) == "memcpy");
   CHECK(std::string(csvTableName(RecordKind::Overhead)) == "overhead");
   const auto& k = csvColumns(RecordKind::Kernel);
-  REQUIRE(k.size() == 24);
+  REQUIRE(k.size() == 29);
   CHECK(k.front() == "start_ns");
   CHECK(k[7] == "name");
   CHECK(k[8] == "mangled_name");
   CHECK(k[21] == "device_launched");
   CHECK(k[22] == "external_id");
-  CHECK(k.back() == "scope");
+  CHECK(k[23] == "scope");
+  CHECK(k[24] == "nccl_collective");
+  CHECK(k.back() == "nccl_proto");
   // Every column name is snake_case (lower-case letters, digits, underscores).
   for (int kind = 0; kind < kRecordKindCount; ++kind) {
     for (const auto& c : csvColumns(static_cast<RecordKind>(kind))) {
