@@ -47,6 +47,11 @@ bool selectsOsrt() {
 
 }  // namespace
 
+std::string watchLibraryBeside(const std::string& library) {
+  const size_t slash = library.rfind('/');
+  return (slash == std::string::npos ? std::string() : library.substr(0, slash + 1)) + "libcuptitrace-watch.so";
+}
+
 std::string osrtLibraryBeside(const std::string& library) {
   const size_t slash = library.rfind('/');
   return (slash == std::string::npos ? std::string() : library.substr(0, slash + 1)) + "libcuptitrace-osrt.so";
@@ -90,12 +95,18 @@ int runCommand(int argc, char** argv) {
   if (selectsOsrt()) {
     const std::string osrt = osrtLibraryBeside(library);
     if (::access(osrt.c_str(), R_OK) != 0) {
-      std::fprintf(stderr, "cuptitrace: osrt needs %s beside the library; C library calls will not be recorded
-",
+      std::fprintf(stderr, "cuptitrace: osrt needs %s beside the library; C library calls will not be recorded\n",
                    osrt.c_str());
     } else {
       ::setenv("LD_PRELOAD", preloadWith(std::getenv("LD_PRELOAD"), osrt).c_str(), 1);
     }
+  }
+  // The program the command starts says so if it ends without ever starting
+  // CUDA (libcuptitrace-watch.so; exec keeps this pid, its children do not).
+  const std::string watch = watchLibraryBeside(library);
+  if (::access(watch.c_str(), R_OK) == 0) {
+    ::setenv("CUPTITRACE_COMMAND_PID", std::to_string(::getpid()).c_str(), 1);
+    ::setenv("LD_PRELOAD", preloadWith(std::getenv("LD_PRELOAD"), watch).c_str(), 1);
   }
   std::vector<char*> programArgv;
   for (auto& arg : request.program) programArgv.push_back(arg.data());
@@ -103,8 +114,7 @@ int runCommand(int argc, char** argv) {
   std::fflush(stdout);
   ::execvp(programArgv[0], programArgv.data());
   const int error = errno;
-  std::fprintf(stderr, "cuptitrace: cannot run '%s': %s
-", programArgv[0], std::strerror(error));
+  std::fprintf(stderr, "cuptitrace: cannot run '%s': %s\n", programArgv[0], std::strerror(error));
   return error == ENOENT ? 127 : 126;
 }
 

@@ -10,6 +10,8 @@ int runCommand(int argc, char** argv);
 
 // The osrt preload library installed beside `library` (libcuptitrace.so).
 std::string osrtLibraryBeside(const std::string& library);
+// libcuptitrace-watch.so beside the library.
+std::string watchLibraryBeside(const std::string& library);
 
 // LD_PRELOAD's value `current` (may be null) with `library` first, unless it
 // is already in the list (entries split by colons or spaces).

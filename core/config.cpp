@@ -429,6 +429,8 @@ std::vector<std::string> unknownVariableMessages(const char* const* environ) {
     std::string_view entry(*e);
     if (entry.substr(0, kPrefix.size()) != kPrefix) continue;
     const auto name = entry.substr(0, entry.find('='));
+    // Set by the cuptitrace command for its own libraries, not by users.
+    if (name == "CUPTITRACE_COMMAND_PID") continue;
     const auto& table = configTable();
     if (std::any_of(table.begin(), table.end(), [&](const ConfigVar& v) { return name == v.name; }))
       continue;
