@@ -26,10 +26,15 @@ NvtxRecorder::NvtxRecorder() : serial_(gNextSerial.fetch_add(1)) {}
 NvtxRecorder::ThreadState& NvtxRecorder::state(uint32_t tid) {
   if (tCache.owner == serial_ && tCache.tid == tid) return *static_cast<ThreadState*>(tCache.state);
   std::lock_guard<std::mutex> lock(registryMutex_);
-  auto& slot = threads_[tid];
-  if (!slot) slot = std::make_unique<ThreadState>();
-  tCache = {serial_, tid, slot.get()};
-  return *slot;
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) {
+    // Made before it is inserted: when memory runs out on the way (an
+    // exception the NVTX callback's boundary catches) no empty entry stays.
+    auto made = std::make_unique<ThreadState>();
+    it = threads_.emplace(tid, std::move(made)).first;
+  }
+  tCache = {serial_, tid, it->second.get()};
+  return *it->second;
 }
 
 NvtxRecord NvtxRecorder::makeRecord(NvtxType type, uint32_t tid, uint64_t start, uint64_t end,
