@@ -14,6 +14,7 @@
 #include "collectors/buffer_pool.h"
 #include "collectors/decoder.h"
 #include "core/config.h"
+#include "core/fault_boundary.h"
 #include "core/trace.h"
 
 namespace cuptitrace {
@@ -55,12 +56,15 @@ class ActivityCollector {
     size_t validSize;
   };
 
-  static void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords);
+  // CUPTI's entries and the drain thread's body: nothing thrown below them
+  // passes (fault_boundary.h).
+  static void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords) noexcept;
   static void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer,
-                                       size_t size, size_t validSize);
+                                       size_t size, size_t validSize) noexcept;
   void onCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t validSize);
-  void drainLoop();
-  void drainPending();
+  void drainLoop() noexcept;
+  void drainPending() noexcept;
+  void drainBatch();
   std::vector<CUpti_ActivityKind> kinds() const;
   // Chooses the unified memory counters; false when CUPTI supports none here.
   bool configureUvmCounters();
@@ -90,6 +94,12 @@ class ActivityCollector {
   bool uvmRefused_ = false;  // under uvmMutex_  // optional kinds CUPTI refused ("memory", "uvm", "graph")
   uint32_t uvmCounters_ = 0;          // unified memory counters configured
   bool started_ = false;
+
+  FaultBoundary requestBoundary_{"buffer_request"};
+  FaultBoundary completeBoundary_{"buffer_complete"};
+  // Decoding and moving NVTX records into the store; past a failure the
+  // buffers still go back to the pool, undecoded, and are counted.
+  FaultBoundary drainBoundary_{"drain"};
 };
 
 }  // namespace cuptitrace

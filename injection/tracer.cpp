@@ -249,6 +249,11 @@ void Tracer::finishCollection() {
   }
   collector_->publishCounters();
   if (detach_) detach_->publish(trace_);
+  // What the fault boundaries caught (core/fault_boundary.h).
+  subscriber_->publish(trace_);
+  if (nvtxCallbacks_) nvtxCallbacks_->publish(trace_);
+  if (capture_) capture_->publish(trace_);
+  publicApi_.publish(trace_.counters);
   // What the outputs hold besides the records: the reports the durations of
   // one kind of record at a time (8 bytes each, for exact medians), the
   // timeline exporters a window of slices and bits per correlation id (tens
@@ -339,6 +344,7 @@ void Tracer::writeOutputs() {
     line += std::string(k ? ", " : "") + recordKindName(kind) + " " + std::to_string(trace_.store.count(kind));
   }
   line += "; dropped " + std::to_string(trace_.totalDropped());
+  line += failureSummary(trace_.counters);
   const auto filtered = trace_.counters.find("filtered.kernels");
   if (filtered != trace_.counters.end()) line += "; filtered kernels " + std::to_string(filtered->second);
   if (capture_) {
