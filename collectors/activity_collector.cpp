@@ -257,6 +257,9 @@ void ActivityCollector::drainBatch() {
     throw;
   }
   if (onDrain_) onDrain_();
+  // Strings grow on the program's threads, between the store's own checks:
+  // back under the memory cap now, on the store's writer thread.
+  trace_.store.releaseMemory(0);
 }
 
 void ActivityCollector::drainLoop() noexcept {
@@ -264,8 +267,10 @@ void ActivityCollector::drainLoop() noexcept {
   std::unique_lock<std::mutex> lock(queueMutex_);
   while (!stopping_) {
     // Wake for completed buffers, and now and then for NVTX records.
-    queueCv_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_ || !queue_.empty(); });
+    queueCv_.wait_for(lock, std::chrono::milliseconds(500),
+                      [this] { return stopping_ || wakeRequested_ || !queue_.empty(); });
     if (stopping_) break;
+    wakeRequested_ = false;
     lock.unlock();
     drainPending();
     lock.lock();
@@ -295,6 +300,14 @@ void ActivityCollector::setUvm(bool on) {
   if (!uvmEnabled_) return;
   CUPTI_CHECK(on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)
                  : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER));
+}
+
+void ActivityCollector::wake() {
+  {
+    std::lock_guard<std::mutex> lock(queueMutex_);
+    wakeRequested_ = true;
+  }
+  queueCv_.notify_one();
 }
 
 void ActivityCollector::flush() {

@@ -36,6 +36,9 @@ class ActivityCollector {
   void stop();
   // Asks CUPTI for completed buffers without waiting for them to fill.
   void flush();
+  // Has the drain thread run now rather than at its next tick (records
+  // waiting elsewhere, NVTX's). Any thread; takes no lock that CUPTI holds.
+  void wake();
   // Turns the selected kinds on or off (capture windows). Device and context
   // records stay on: they name the tracks. False when CUPTI refused one.
   bool setRecording(bool on);
@@ -79,6 +82,7 @@ class ActivityCollector {
   std::condition_variable queueCv_;
   std::vector<Completed> queue_;  // capacity reserved for every buffer: never grows in a callback
   bool stopping_ = false;
+  bool wakeRequested_ = false;  // under queueMutex_
   std::thread drainThread_;
   std::mutex decodeMutex_;  // the drain thread and stop() both decode
 

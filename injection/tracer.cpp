@@ -129,6 +129,12 @@ bool Tracer::startCollection() {
     subscriber_->setCapture(capture_.get());
     subscriber_->setDetach(detach_.get());
   }
+  // NVTX records wait on the program's threads until the drain moves them:
+  // they count against the memory cap, and many of them call the drain early.
+  trace_.store.addMemoryUser([this] { return nvtxRecorder_.bytesInMemory(); });
+  nvtxRecorder_.onBacklog([this] {
+    if (ActivityCollector* c = drainToWake_.load(std::memory_order_acquire)) c->wake();
+  });
   const bool recordNvtx = (config_.activities & kActivityNvtx) != 0;
   if (recordNvtx) nvtxCallbacks_ = std::make_unique<NvtxCallbacks>(nvtxRecorder_, trace_.strings);
   if ((recordNvtx || config_.capture.needsNvtx()) && !subscriber_->enableNvtx(nvtxCallbacks_.get(), error))
@@ -145,6 +151,7 @@ bool Tracer::startCollection() {
     collector_.reset();
     return false;
   }
+  drainToWake_.store(collector_.get(), std::memory_order_release);
   // Records of a context are flushed before it goes away (cudaDeviceReset, cuCtxDestroy).
   subscriber_->onContextDestroy([this] { collector_->flush(); });
   subscriber_->onContextCreate([this] { collector_->onContextCreated(); });

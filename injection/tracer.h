@@ -66,6 +66,7 @@ class Tracer {
   OsrtRecorder osrtRecorder_;  // only with CUPTITRACE_CAPTURE other than all
   std::atomic<bool> osrtReady_{false};  // the osrt activity can record (startOsrt)
   FaultBoundary publicApi_{"public_api"};
+  std::atomic<ActivityCollector*> drainToWake_{nullptr};  // once started: NVTX backlogs wake it
 };
 
 }  // namespace cuptitrace
