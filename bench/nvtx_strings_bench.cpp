@@ -12,6 +12,7 @@
 // read back (from memory or the journal) and nothing was dropped. Exits 1
 // when a message is wrong or missing, or the growth passes the cap + 64 MiB.
 #include <generated_nvtx_meta.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -23,8 +24,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-
-#include <unistd.h>
 
 #include "collectors/nvtx_callbacks.h"
 #include "core/journal.h"
@@ -50,7 +49,8 @@ bool noContext(CUcontext, uint32_t*) { return false; }
 // What a training loop's emit_nvtx-style message looks like: a counter and shapes.
 int message(char* out, size_t size, uint64_t i) {
   return std::snprintf(out, size, "aten::linear step=%llu input=[%llu, 4096] weight=[4096, 4096]",
-                       static_cast<unsigned long long>(i), static_cast<unsigned long long>(i % 512 + 1));
+                       static_cast<unsigned long long>(i),
+                       static_cast<unsigned long long>(i % 512 + 1));
 }
 
 double seconds(std::chrono::steady_clock::time_point since) {
@@ -67,14 +67,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const char* value = argv[i + 1];
-    if (flag == "--ranges") ranges = std::strtoull(value, nullptr, 10);
+    if (flag == "--ranges")
+      ranges = std::strtoull(value, nullptr, 10);
     else if (flag == "--cap") {
       const auto v = parseSize(value);
       if (!v) return std::fprintf(stderr, "bad --cap %s\n", value), 2;
       cap = *v;
-    } else if (flag == "--drain-ms") drainMs = std::atoi(value);
-    else if (flag == "--dir") dir = value;
-    else return std::fprintf(stderr, "unknown flag %s\n", flag.c_str()), 2;
+    } else if (flag == "--drain-ms")
+      drainMs = std::atoi(value);
+    else if (flag == "--dir")
+      dir = value;
+    else
+      return std::fprintf(stderr, "unknown flag %s\n", flag.c_str()), 2;
   }
 
   auto trace = std::make_unique<Trace>();
@@ -151,20 +155,26 @@ int main(int argc, char** argv) {
   const uint64_t dropped = trace->totalDropped() + callbacks.boundary().skipped();
   const uint64_t limit = cap + (uint64_t{64} << 20);
   std::printf("ranges %llu in %.2f s (%.0f ns/range); read back in %.2f s\n",
-              static_cast<unsigned long long>(ranges), recordSeconds, recordSeconds * 1e9 / ranges, checkSeconds);
+              static_cast<unsigned long long>(ranges), recordSeconds, recordSeconds * 1e9 / ranges,
+              checkSeconds);
   std::printf("stored %llu, wrong messages %llu, dropped %llu, failed %llu\n",
-              static_cast<unsigned long long>(records.size()), static_cast<unsigned long long>(wrong),
-              static_cast<unsigned long long>(dropped),
+              static_cast<unsigned long long>(records.size()),
+              static_cast<unsigned long long>(wrong), static_cast<unsigned long long>(dropped),
               static_cast<unsigned long long>(callbacks.boundary().failures()));
-  std::printf("strings %llu ids, %.1f MiB in the journal, %.1f MiB in memory (index %.1f MiB, %llu forgotten)\n",
-              static_cast<unsigned long long>(trace->strings.size() - 1), trace->strings.releasedBytes() / 1048576.0,
-              trace->strings.bytesInMemory() / 1048576.0, trace->strings.indexBytes() / 1048576.0,
-              static_cast<unsigned long long>(trace->strings.forgotten()));
-  std::printf("after recording: RSS anonymous %.1f MiB, file-backed %.1f MiB; store in memory %.1f MiB\n",
-              anon / 1048576.0, file / 1048576.0, trace->store.memoryInUse() / 1048576.0);
-  std::printf("peak RSS growth %.1f MiB (cap %.0f MiB, limit %.0f MiB); journal %.1f MiB\n", growth / 1048576.0,
-              cap / 1048576.0, limit / 1048576.0,
-              trace->store.spillFile() != nullptr ? trace->store.spillFile()->size() / 1048576.0 : 0.0);
+  std::printf(
+      "strings %llu ids, %.1f MiB in the journal, %.1f MiB in memory (index %.1f MiB, %llu "
+      "forgotten)\n",
+      static_cast<unsigned long long>(trace->strings.size() - 1),
+      trace->strings.releasedBytes() / 1048576.0, trace->strings.bytesInMemory() / 1048576.0,
+      trace->strings.indexBytes() / 1048576.0,
+      static_cast<unsigned long long>(trace->strings.forgotten()));
+  std::printf(
+      "after recording: RSS anonymous %.1f MiB, file-backed %.1f MiB; store in memory %.1f MiB\n",
+      anon / 1048576.0, file / 1048576.0, trace->store.memoryInUse() / 1048576.0);
+  std::printf(
+      "peak RSS growth %.1f MiB (cap %.0f MiB, limit %.0f MiB); journal %.1f MiB\n",
+      growth / 1048576.0, cap / 1048576.0, limit / 1048576.0,
+      trace->store.spillFile() != nullptr ? trace->store.spillFile()->size() / 1048576.0 : 0.0);
   const bool ok = records.size() == ranges && wrong == 0 && dropped == 0 && growth <= limit;
   removeSpillJournal(*trace);
   std::printf("%s\n", ok ? "PASS" : "FAIL");

@@ -131,8 +131,9 @@ void StringTable::account() {
 }
 
 const StringTable::Block* StringTable::blockOf(StringId id) const {
-  auto it = std::upper_bound(blocks_.begin(), blocks_.end(), id,
-                             [](StringId v, const std::unique_ptr<Block>& b) { return v < b->first; });
+  auto it =
+      std::upper_bound(blocks_.begin(), blocks_.end(), id,
+                       [](StringId v, const std::unique_ptr<Block>& b) { return v < b->first; });
   return it == blocks_.begin() ? nullptr : std::prev(it)->get();
 }
 
@@ -165,7 +166,8 @@ bool StringTable::writeTo(SpillFile& file, bool everything) {
   // blocks do not change, and only this thread frees them.
   for (Block* b : todo) {
     uint32_t id = UINT32_MAX;
-    if (!file.appendReadableBlock(journal::Block::Strings, b->memory.get(), b->used, id)) return false;
+    if (!file.appendReadableBlock(journal::Block::Strings, b->memory.get(), b->used, id))
+      return false;
     std::lock_guard<std::mutex> lock(mutex_);
     b->written = true;
     b->spillId = id;

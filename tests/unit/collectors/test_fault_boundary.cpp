@@ -2,10 +2,9 @@
 // allocation of a call fails (bad_alloc from a replaced operator new, on this
 // thread only), for every N the call makes; the exception never leaves the
 // callback, the part stops, and what was lost is counted.
-#include <catch2/catch.hpp>
-
 #include <generated_nvtx_meta.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -68,7 +67,8 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("fault boundary: the Nth allocation of an NVTX call fails, for every N; nothing escapes") {
+TEST_CASE(
+    "fault boundary: the Nth allocation of an NVTX call fails, for every N, and nothing escapes") {
   // A thread's first NVTX call allocates the most: its interner cache, its
   // recorder state, the string in the table, the range stack.
   long failedRuns = 0;
@@ -128,7 +128,8 @@ TEST_CASE("fault boundary: a failure on another part leaves this one recording")
   std::map<std::string, uint64_t> counters;
   a.publish(counters);
   b.publish(counters);  // nothing failed there: no counters
-  CHECK(counters == std::map<std::string, uint64_t>{{"failed.a", 1}, {"dropped.after_failure.a", 2}});
+  CHECK(counters ==
+        std::map<std::string, uint64_t>{{"failed.a", 1}, {"dropped.after_failure.a", 2}});
   CHECK(failureSummary(counters) == "; failed: a 1");
   CHECK(failureSummary({{"failed.x", 0}, {"dropped.y", 3}}).empty());
 }

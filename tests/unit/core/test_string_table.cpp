@@ -68,7 +68,7 @@ TEST_CASE("string table: intern finds a string again, append never does, ids run
   CHECK(t.bytesInMemory() >= big.size());
 }
 
-TEST_CASE("string table: the index keeps to its budget; recent strings are still found") {
+TEST_CASE("string table: the index keeps to its budget and recent strings are still found") {
   StringTable t;
   t.setMaxBytes(0);  // the index's floor: 64 KiB, 8192 slots
   const uint64_t n = 100000;
@@ -111,7 +111,8 @@ TEST_CASE("string table: past the cap full blocks go to the journal and read bac
   REQUIRE(t.store.spillFile() != nullptr);
   CHECK(t.store.spillFile()->size() > t.strings.releasedBytes());
   bool all = true;
-  for (uint64_t i = 0; i < n; ++i) all = all && t.strings.get(static_cast<StringId>(i + 1)) == message(i);
+  for (uint64_t i = 0; i < n; ++i)
+    all = all && t.strings.get(static_cast<StringId>(i + 1)) == message(i);
   CHECK(all);
   // A recent string is found again; an old one the index forgot under this
   // cap gets a new id, with the same text.
@@ -152,7 +153,9 @@ TEST_CASE("string table: a journal with spilled strings and records recovers eve
   const auto& recovered = r.store.records<KernelRecord>();
   REQUIRE(recovered.size() == kernels);
   bool names = true;
-  recovered.forEach([&](const KernelRecord& k) { names = names && r.strings.get(k.name) == message(k.correlationId); });
+  recovered.forEach([&](const KernelRecord& k) {
+    names = names && r.strings.get(k.name) == message(k.correlationId);
+  });
   CHECK(names);
 }
 
