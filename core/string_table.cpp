@@ -81,7 +81,11 @@ StringId StringTable::intern(std::string_view s) {
 StringId StringTable::append(std::string_view s) {
   std::lock_guard<std::mutex> lock(mutex_);
   const StringId id = add(s);
-  if (!s.empty()) index_.insert(hashOf(s), id);
+  try {
+    if (!s.empty()) index_.insert(hashOf(s), id);
+  } catch (const std::bad_alloc&) {
+    // As in intern(): only not found again.
+  }
   account();
   return id;
 }
