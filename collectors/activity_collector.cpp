@@ -204,22 +204,36 @@ bool ActivityCollector::start(std::string& error) {
   return true;
 }
 
-void CUPTIAPI ActivityCollector::bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords) {
+void CUPTIAPI ActivityCollector::bufferRequested(uint8_t** buffer, size_t* size,
+                                                 size_t* maxNumRecords) noexcept {
   const osrt::TracerScope ours;  // often on a program thread: the pool's lock is not the program's
   *maxNumRecords = 0;
-  ActivityCollector* self = gCollector.load(std::memory_order_acquire);
-  const auto [b, bytes] = self != nullptr ? self->pool_.acquire() : std::pair<uint8_t*, size_t>{nullptr, 0};
-  *buffer = b;
+  *buffer = nullptr;
   // A zero size tells CUPTI we have no buffer; it drops records and counts them.
-  *size = b != nullptr ? bytes : 0;
+  *size = 0;
+  ActivityCollector* self = gCollector.load(std::memory_order_acquire);
+  if (self == nullptr) return;
+  self->requestBoundary_.run([&] {
+    const auto [b, bytes] = self->pool_.acquire();
+    *buffer = b;
+    *size = b != nullptr ? bytes : 0;
+  });
 }
 
-void CUPTIAPI ActivityCollector::bufferCompleted(CUcontext context, uint32_t streamId,
-                                                 uint8_t* buffer, size_t /*size*/, size_t validSize) {
+void CUPTIAPI ActivityCollector::bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer,
+                                                 size_t /*size*/, size_t validSize) noexcept {
   osrt::cuptiCallbackThread();  // CUPTI's own thread: its waits are not the program's
   const osrt::TracerScope ours;
   ActivityCollector* self = gCollector.load(std::memory_order_acquire);
-  if (self != nullptr) self->onCompleted(context, streamId, buffer, validSize);
+  if (self == nullptr) return;
+  if (self->completeBoundary_.run([&] { self->onCompleted(context, streamId, buffer, validSize); })) return;
+  // Not queued (failed now, or earlier): its records are lost, and counted;
+  // the buffer goes back to the pool.
+  try {
+    self->pool_.release(buffer);
+  } catch (...) {
+    // The pool could not take it back: CUPTI gets fewer buffers, and drops (counted).
+  }
 }
 
 void ActivityCollector::onCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer,
@@ -240,30 +254,64 @@ void ActivityCollector::onCompleted(CUcontext context, uint32_t streamId, uint8_
   queueCv_.notify_one();
 }
 
-void ActivityCollector::drainPending() {
+void ActivityCollector::drainPending() noexcept {
   std::lock_guard<std::mutex> decodeLock(decodeMutex_);
+  if (drainBoundary_.stopped()) {
+    // Decoding has stopped: the buffers go back to the pool undecoded, so
+    // that CUPTI is not left without any, and each is counted.
+    std::lock_guard<std::mutex> lock(queueMutex_);
+    try {
+      for (const auto& c : queue_) {
+        drainBoundary_.skip();
+        pool_.release(c.buffer);
+      }
+    } catch (...) {
+      // The pool could not take one back: CUPTI gets fewer buffers, and drops (counted).
+    }
+    queue_.clear();
+    return;
+  }
+  drainBoundary_.run([&] { drainBatch(); });
+}
+
+void ActivityCollector::drainBatch() {
   std::vector<Completed> batch;
   batch.reserve(pool_.maxBuffers() + 1);
   {
     std::lock_guard<std::mutex> lock(queueMutex_);
     batch.swap(queue_);
-    queue_.reserve(pool_.maxBuffers() + 1);
   }
-  for (const auto& c : batch) {
-    if (c.validSize > 0) decoder_.decodeBuffer(c.buffer, c.validSize);
-    pool_.release(c.buffer);
+  size_t i = 0;
+  try {
+    {
+      std::lock_guard<std::mutex> lock(queueMutex_);
+      queue_.reserve(pool_.maxBuffers() + 1);
+    }
+    for (; i < batch.size(); ++i) {
+      if (batch[i].validSize > 0) decoder_.decodeBuffer(batch[i].buffer, batch[i].validSize);
+      pool_.release(batch[i].buffer);
+    }
+  } catch (...) {
+    // The buffer being decoded and those after it go back unread.
+    for (; i < batch.size(); ++i) pool_.release(batch[i].buffer);
+    throw;
   }
   if (onDrain_) onDrain_();
+  // Strings grow on the program's threads, between the store's own checks:
+  // back under the memory cap now, on the store's writer thread.
+  trace_.store.releaseMemory(0);
 }
 
-void ActivityCollector::drainLoop() {
+void ActivityCollector::drainLoop() noexcept {
   osrt::markTracerThread();
   auto lastFlush = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(queueMutex_);
   while (!stopping_) {
     // Wake for completed buffers, and now and then for NVTX records.
-    queueCv_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_ || !queue_.empty(); });
+    queueCv_.wait_for(lock, std::chrono::milliseconds(500),
+                      [this] { return stopping_ || wakeRequested_ || !queue_.empty(); });
     if (stopping_) break;
+    wakeRequested_ = false;
     lock.unlock();
     drainPending();
     // Every thread holds a buffer of its own: a thread that went quiet (or
@@ -308,6 +356,14 @@ void ActivityCollector::setUvm(bool on) {
   if (!uvmEnabled_) return;
   CUPTI_CHECK(on ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER)
                  : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER));
+}
+
+void ActivityCollector::wake() {
+  {
+    std::lock_guard<std::mutex> lock(queueMutex_);
+    wakeRequested_ = true;
+  }
+  queueCv_.notify_one();
 }
 
 void ActivityCollector::flush() {
@@ -374,6 +430,7 @@ void ActivityCollector::stop() {
 
 void ActivityCollector::publishCounters() {
   decoder_.publishCounters();
+  for (const FaultBoundary* b : {&requestBoundary_, &completeBoundary_, &drainBoundary_}) b->publish(trace_.counters);
   // A kind asked for that CUPTI refused: its records are missing for that reason.
   for (const char* kind : refused_) trace_.counters[std::string("refused_kind.") + kind] = 1;
   if (uvmRefused_ || uvmDeferred_) trace_.counters["refused_kind.uvm"] = 1;

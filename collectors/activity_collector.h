@@ -15,6 +15,7 @@
 #include "collectors/buffer_pool.h"
 #include "collectors/decoder.h"
 #include "core/config.h"
+#include "core/fault_boundary.h"
 #include "core/trace.h"
 
 namespace cuptitrace {
@@ -36,6 +37,9 @@ class ActivityCollector {
   void stop();
   // Asks CUPTI for completed buffers without waiting for them to fill.
   void flush();
+  // Has the drain thread run now rather than at its next tick (records
+  // waiting elsewhere, NVTX's). Any thread; takes no lock that CUPTI holds.
+  void wake();
   // Turns the selected kinds on or off (capture windows). Device and context
   // records stay on: they name the tracks. False when CUPTI refused one.
   bool setRecording(bool on);
@@ -56,12 +60,15 @@ class ActivityCollector {
     size_t validSize;
   };
 
-  static void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords);
+  // CUPTI's entries and the drain thread's body: nothing thrown below them
+  // passes (fault_boundary.h).
+  static void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxNumRecords) noexcept;
   static void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer,
-                                       size_t size, size_t validSize);
+                                       size_t size, size_t validSize) noexcept;
   void onCompleted(CUcontext context, uint32_t streamId, uint8_t* buffer, size_t validSize);
-  void drainLoop();
-  void drainPending();
+  void drainLoop() noexcept;
+  void drainPending() noexcept;
+  void drainBatch();
   std::vector<CUpti_ActivityKind> kinds() const;
   // The lean API set (the `api` activity) per callback id, for each API whose
   // whole kind is not asked for; counts the callback ids CUPTI took.
@@ -81,6 +88,7 @@ class ActivityCollector {
   std::condition_variable queueCv_;
   std::vector<Completed> queue_;  // capacity reserved for every buffer: never grows in a callback
   bool stopping_ = false;
+  bool wakeRequested_ = false;  // under queueMutex_
   std::thread drainThread_;
   std::mutex decodeMutex_;  // the drain thread and stop() both decode
 
@@ -106,6 +114,12 @@ class ActivityCollector {
   std::mutex flushMutex_;
   void stopPeriodicFlush();
   static constexpr std::chrono::seconds kPeriodicFlush{1};
+
+  FaultBoundary requestBoundary_{"buffer_request"};
+  FaultBoundary completeBoundary_{"buffer_complete"};
+  // Decoding and moving NVTX records into the store; past a failure the
+  // buffers still go back to the pool, undecoded, and are counted.
+  FaultBoundary drainBoundary_{"drain"};
 };
 
 }  // namespace cuptitrace

@@ -115,9 +115,13 @@ void CallbackSubscriber::unsubscribe() {
 }
 
 void CUPTIAPI CallbackSubscriber::dispatch(void* userdata, CUpti_CallbackDomain domain,
-                                          CUpti_CallbackId cbid, const void* cbdata) {
+                                          CUpti_CallbackId cbid, const void* cbdata) noexcept {
   auto* self = static_cast<CallbackSubscriber*>(userdata);
   if (self == nullptr) return;
+  self->boundary_.run([&] { self->route(domain, cbid, cbdata); });
+}
+
+void CallbackSubscriber::route(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
   // A forked child touches nothing of ours: locks held by the parent's
   // threads at fork time would never be released there.
   if (inForkedChild()) {
@@ -126,22 +130,22 @@ void CUPTIAPI CallbackSubscriber::dispatch(void* userdata, CUpti_CallbackDomain 
   }
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
     const auto* data = static_cast<const CUpti_NvtxData*>(cbdata);
-    CaptureControl* capture = self->capture_.load(std::memory_order_acquire);
+    CaptureControl* capture = capture_.load(std::memory_order_acquire);
     if (capture == nullptr) {
-      if (self->nvtx_ != nullptr) self->nvtx_->handle(cbid, data);
+      if (nvtx_ != nullptr) nvtx_->handle(cbid, data);
       return;
     }
     capture->nvtxOpening(cbid, data);
-    if (self->nvtx_ != nullptr && capture->admitNvtx(cbid, data)) self->nvtx_->handle(cbid, data);
+    if (nvtx_ != nullptr && capture->admitNvtx(cbid, data)) nvtx_->handle(cbid, data);
     capture->nvtxClosing(cbid, data);
     return;
   }
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     if (cbdata == nullptr) return;
-    CuptiDetach* detach = self->detach_.load(std::memory_order_acquire);
+    CuptiDetach* detach = detach_.load(std::memory_order_acquire);
     if (detach != nullptr && static_cast<const CUpti_CallbackData*>(cbdata)->callbackSite == CUPTI_API_EXIT)
       detach->onApiExit();
-    CaptureControl* capture = self->capture_.load(std::memory_order_acquire);
+    CaptureControl* capture = capture_.load(std::memory_order_acquire);
     if (capture == nullptr) return;
     const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
     const bool start = runtime ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
@@ -153,10 +157,10 @@ void CUPTIAPI CallbackSubscriber::dispatch(void* userdata, CUpti_CallbackDomain 
     return;
   }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
-    if (self->contextDestroyHook_) self->contextDestroyHook_();
+    if (contextDestroyHook_) contextDestroyHook_();
   }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
-    if (self->contextCreateHook_) self->contextCreateHook_();
+    if (contextCreateHook_) contextCreateHook_();
   }
 }
 

@@ -14,6 +14,8 @@
 #include "collectors/capture_control.h"
 #include "collectors/cupti_detach.h"
 #include "collectors/nvtx_callbacks.h"
+#include "core/fault_boundary.h"
+#include "core/trace.h"
 
 namespace cuptitrace {
 
@@ -44,10 +46,14 @@ class CallbackSubscriber {
   // Called after a context is created (on the program's thread).
   void onContextCreate(std::function<void()> hook) { contextCreateHook_ = std::move(hook); }
   void unsubscribe();
+  // The callback boundary's counts into `trace` (fault_boundary.h).
+  void publish(Trace& trace) const { boundary_.publish(trace.counters); }
 
  private:
+  // CUPTI's entry: nothing thrown below it passes (the boundary).
   static void CUPTIAPI dispatch(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                const void* cbdata);
+                                const void* cbdata) noexcept;
+  void route(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata);
 
   CUpti_SubscriberHandle handle_ = nullptr;
   NvtxCallbacks* nvtx_ = nullptr;
@@ -55,6 +61,7 @@ class CallbackSubscriber {
   std::atomic<CuptiDetach*> detach_{nullptr};
   std::function<void()> contextDestroyHook_;
   std::function<void()> contextCreateHook_;
+  FaultBoundary boundary_{"cupti_callback"};
 };
 
 }  // namespace cuptitrace

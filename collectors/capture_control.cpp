@@ -121,7 +121,7 @@ bool CaptureControl::start(std::string& error) {
   try {
     thread_ = std::thread([this] {
       osrt::markTracerThread();  // its waits are the tracer's, not the program's
-      run();
+      boundary_.run([this] { run(); });
     });
   } catch (const std::exception& e) {
     error = std::string("cannot start the capture thread: ") + e.what();

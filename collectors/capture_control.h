@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/capture_window.h"
+#include "core/fault_boundary.h"
 #include "core/trace.h"
 
 namespace cuptitrace {
@@ -57,6 +58,9 @@ class CaptureControl {
 
   const CaptureSpec& spec() const { return spec_; }
   bool on() const { return on_.load(std::memory_order_relaxed); }
+  // The capture thread's boundary counts into `trace` (fault_boundary.h): a
+  // failure there leaves collection as it was, with no further transition.
+  void publish(Trace& trace) const { boundary_.publish(trace.counters); }
   // Where the toggle signal's handler writes one byte (non-blocking); -1 before start().
   int signalFd() const { return pipe_[1]; }
 
@@ -96,6 +100,7 @@ class CaptureControl {
 
   int pipe_[2] = {-1, -1};
   std::thread thread_;
+  FaultBoundary boundary_{"capture_thread"};
 };
 
 }  // namespace cuptitrace

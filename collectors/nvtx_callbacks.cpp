@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "collectors/cupti_detach.h"
+#include "collectors/nvtx_wide.h"
 #include "collectors/osrt_state.h"
 #include "core/utf8.h"
 
@@ -119,7 +120,12 @@ NvtxAttributes NvtxCallbacks::fromEventAttributes(const void* eventAttributes, S
   return a;
 }
 
-void NvtxCallbacks::handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
+void NvtxCallbacks::publish(Trace& trace) const {
+  boundary_.publish(trace.counters);
+  publishWideNvtxFailures(trace.counters);
+}
+
+void NvtxCallbacks::record(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   if (data == nullptr || data->functionParams == nullptr) return;
   const osrt::TracerScope ours;  // locks and clock reads here are the tracer's, not the program's
   const uint32_t tid = currentThreadId();

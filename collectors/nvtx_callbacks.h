@@ -19,7 +19,9 @@
 
 #include "collectors/nvtx_recorder.h"
 #include "collectors/nvtx_strings.h"
+#include "core/fault_boundary.h"
 #include "core/string_table.h"
+#include "core/trace.h"
 
 namespace cuptitrace {
 
@@ -35,11 +37,19 @@ class NvtxCallbacks {
  public:
   NvtxCallbacks(NvtxRecorder& recorder, StringTable& strings, CudaIdLookup ids = cuptiIdLookup());
 
-  // Runs on the program's thread inside the NVTX call.
-  void handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
+  // Runs on the program's thread inside the NVTX call. Never throws: past a
+  // failure (memory) NVTX calls are only counted (fault_boundary.h).
+  void handle(CUpti_CallbackId cbid, const CUpti_NvtxData* data) noexcept {
+    boundary_.run([&] { record(cbid, data); });
+  }
+  const FaultBoundary& boundary() const { return boundary_; }
+  // The boundary's counts (and those of the wide-character calls) into `trace`.
+  void publish(Trace& trace) const;
 
  private:
   enum class Handle : uint8_t { Domain, String };
+
+  void record(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
 
   NvtxAttributes fromEventAttributes(const void* eventAttributes, StringId domain);
   StringId domainId(const void* handle) { return handle == nullptr ? kNoString : lookup(Handle::Domain, handle); }
@@ -55,6 +65,7 @@ class NvtxCallbacks {
   std::unordered_map<const void*, StringId> domains_;
   std::unordered_map<const void*, StringId> registeredStrings_;
   std::atomic<uint64_t> handlesGeneration_{1};  // changes with every handle added
+  FaultBoundary boundary_{"nvtx_callback"};
 };
 
 }  // namespace cuptitrace

@@ -26,10 +26,15 @@ NvtxRecorder::NvtxRecorder() : serial_(gNextSerial.fetch_add(1)) {}
 NvtxRecorder::ThreadState& NvtxRecorder::state(uint32_t tid) {
   if (tCache.owner == serial_ && tCache.tid == tid) return *static_cast<ThreadState*>(tCache.state);
   std::lock_guard<std::mutex> lock(registryMutex_);
-  auto& slot = threads_[tid];
-  if (!slot) slot = std::make_unique<ThreadState>();
-  tCache = {serial_, tid, slot.get()};
-  return *slot;
+  auto it = threads_.find(tid);
+  if (it == threads_.end()) {
+    // Made before it is inserted: when memory runs out on the way (an
+    // exception the NVTX callback's boundary catches) no empty entry stays.
+    auto made = std::make_unique<ThreadState>();
+    it = threads_.emplace(tid, std::move(made)).first;
+  }
+  tCache = {serial_, tid, it->second.get()};
+  return *it->second;
 }
 
 NvtxRecord NvtxRecorder::makeRecord(NvtxType type, uint32_t tid, uint64_t start, uint64_t end,
@@ -58,7 +63,7 @@ void NvtxRecorder::push(uint32_t tid, uint64_t ts, const NvtxAttributes& attribu
 
 void NvtxRecorder::pop(uint32_t tid, uint64_t ts, StringId domain) {
   auto& s = state(tid);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::unique_lock<std::mutex> lock(s.mutex);
   // The innermost open range of this domain; ranges of other domains stay open.
   auto it = std::find_if(s.stack.rbegin(), s.stack.rend(),
                          [&](const OpenRange& r) { return r.attributes.domain == domain; });
@@ -71,6 +76,9 @@ void NvtxRecorder::pop(uint32_t tid, uint64_t ts, StringId domain) {
   r.depth = static_cast<uint16_t>(std::min<size_t>(index, UINT16_MAX));
   s.done.push_back(r);
   s.stack.erase(s.stack.begin() + static_cast<std::ptrdiff_t>(index));
+  const size_t waiting = s.done.size();
+  lock.unlock();
+  finished(waiting);
 }
 
 void NvtxRecorder::start(uint32_t tid, uint64_t ts, uint64_t id, const NvtxAttributes& attributes) {
@@ -81,7 +89,7 @@ void NvtxRecorder::start(uint32_t tid, uint64_t ts, uint64_t id, const NvtxAttri
 
 void NvtxRecorder::end(uint32_t tid, uint64_t ts, uint64_t id) {
   auto& s = shard(id);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::unique_lock<std::mutex> lock(s.mutex);
   auto it = s.open.find(id);
   if (it == s.open.end()) {
     ++s.unmatchedEnds;
@@ -93,12 +101,37 @@ void NvtxRecorder::end(uint32_t tid, uint64_t ts, uint64_t id) {
   r.id = id;
   s.done.push_back(r);
   s.open.erase(it);
+  const size_t waiting = s.done.size();
+  lock.unlock();
+  finished(waiting);
 }
 
 void NvtxRecorder::mark(uint32_t tid, uint64_t ts, const NvtxAttributes& attributes) {
   auto& s = state(tid);
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::unique_lock<std::mutex> lock(s.mutex);
   s.done.push_back(makeRecord(NvtxType::Mark, tid, ts, ts, attributes));
+  const size_t waiting = s.done.size();
+  lock.unlock();
+  finished(waiting);
+}
+
+uint64_t NvtxRecorder::bytesInMemory() const {
+  uint64_t bytes = 0;
+  {
+    std::lock_guard<std::mutex> lock(registryMutex_);
+    for (const auto& [tid, s] : threads_) {
+      std::lock_guard<std::mutex> stateLock(s->mutex);
+      bytes += sizeof(ThreadState) + s->done.capacity() * sizeof(NvtxRecord) +
+               s->stack.capacity() * sizeof(OpenRange);
+    }
+  }
+  // A hash map node: the entry, its key and the link, and a bucket.
+  constexpr uint64_t kOpenEntryBytes = sizeof(OpenStartEnd) + 3 * sizeof(void*);
+  for (const auto& s : startEnd_) {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    bytes += s.done.capacity() * sizeof(NvtxRecord) + s.open.size() * kOpenEntryBytes;
+  }
+  return bytes;
 }
 
 void NvtxRecorder::nameThread(uint32_t tid, std::string name) {
@@ -142,7 +175,9 @@ void NvtxRecorder::collect(TraceStore& store, bool final, uint64_t endTs) {
       }
     }
     for (const auto& r : batch) store.add(r);
-    batch.clear();
+    // Freed, not handed to the next thread: a thread's buffer is as large as
+    // its own backlog, never another's (bytesInMemory counts capacity).
+    batch = std::vector<NvtxRecord>();
   }
   for (auto& s : startEnd_) {
     {
@@ -160,7 +195,9 @@ void NvtxRecorder::collect(TraceStore& store, bool final, uint64_t endTs) {
       }
     }
     for (const auto& r : batch) store.add(r);
-    batch.clear();
+    // Freed, not handed to the next thread: a thread's buffer is as large as
+    // its own backlog, never another's (bytesInMemory counts capacity).
+    batch = std::vector<NvtxRecord>();
   }
 }
 

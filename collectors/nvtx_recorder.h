@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -47,6 +48,17 @@ class NvtxRecorder {
   void nameDevice(uint32_t deviceId, std::string name);
   void nameContext(uint32_t contextId, std::string name);
 
+  // Called on a program thread, with no lock of ours held, each time one
+  // thread's finished ranges waiting for the drain reach another
+  // kBacklogRecords: the drain should come now, not at its next tick, so
+  // that they never hold much memory outside the store's cap. Set once,
+  // before NVTX calls arrive.
+  void onBacklog(std::function<void()> hook) { backlogHook_ = std::move(hook); }
+  static constexpr size_t kBacklogRecords = 16384;
+  // Memory held here: finished records waiting, open ranges. For the store's
+  // budget (TraceStore::addMemoryUser); takes every thread's lock briefly.
+  uint64_t bytesInMemory() const;
+
   // Moves completed records into `store`. With `final`, ranges still open are
   // written too, flagged kNvtxOpen and ending at `endTs`.
   void collect(TraceStore& store, bool final, uint64_t endTs);
@@ -71,6 +83,10 @@ class NvtxRecorder {
   };
 
   ThreadState& state(uint32_t tid);
+  // After a record joined `done`, with its lock released.
+  void finished(size_t waiting) {
+    if (waiting % kBacklogRecords == 0 && backlogHook_) backlogHook_();
+  }
   static NvtxRecord makeRecord(NvtxType type, uint32_t tid, uint64_t start, uint64_t end,
                                const NvtxAttributes& a);
 
@@ -89,6 +105,8 @@ class NvtxRecorder {
   static constexpr size_t kStartEndShards = 16;
   StartEndShard& shard(uint64_t id) { return startEnd_[id % kStartEndShards]; }
   StartEndShard startEnd_[kStartEndShards];
+
+  std::function<void()> backlogHook_;
 
   mutable std::mutex namesMutex_;
   std::map<uint32_t, std::string> threadNames_, streamNames_, deviceNames_, contextNames_;

@@ -5,6 +5,7 @@
 
 #include <atomic>
 
+#include "core/fault_boundary.h"
 #include "core/utf8.h"
 
 namespace cuptitrace {
@@ -32,23 +33,37 @@ std::atomic<NameCuStreamA> gNameCuStreamA{nullptr};
 std::atomic<NameCudaDeviceA> gNameCudaDeviceA{nullptr};
 std::atomic<NameCuStreamA> gNameCudaStreamA{nullptr};
 
-void markW(const wchar_t* message) {
-  if (auto f = gMarkA.load()) f(wideToUtf8(message).c_str());
+// The program calls these directly (they sit in NVTX's function table): an
+// exception must not reach it. Past a failure to convert (memory), the call
+// still goes on, with an empty message, so that ranges keep their shape.
+FaultBoundary gWideBoundary{"nvtx_wide"};
+
+std::string utf8(const wchar_t* text) noexcept {
+  std::string out;
+  gWideBoundary.run([&] { out = wideToUtf8(text); });
+  return out;
 }
-nvtxRangeId_t rangeStartW(const wchar_t* message) {
+
+void markW(const wchar_t* message) noexcept {
+  if (auto f = gMarkA.load()) f(utf8(message).c_str());
+}
+nvtxRangeId_t rangeStartW(const wchar_t* message) noexcept {
   auto f = gRangeStartA.load();
-  return f ? f(wideToUtf8(message).c_str()) : 0;
+  return f ? f(utf8(message).c_str()) : 0;
 }
-int rangePushW(const wchar_t* message) {
+int rangePushW(const wchar_t* message) noexcept {
   auto f = gRangePushA.load();
-  return f ? f(wideToUtf8(message).c_str()) : -1;
+  return f ? f(utf8(message).c_str()) : -1;
 }
 // A wide name call (nvtxNameCategoryW, nvtxNameCuStreamW, ...): the handle or
 // id passed on, the name in UTF-8. A null name is the program's mistake:
-// nothing is named.
+// nothing is named; nor is anything when the name could not be converted.
 template <typename Handle, std::atomic<void (*)(Handle, const char*)>& ascii>
-void nameW(Handle handle, const wchar_t* name) {
-  if (auto f = ascii.load(); f != nullptr && name != nullptr) f(handle, wideToUtf8(name).c_str());
+void nameW(Handle handle, const wchar_t* name) noexcept {
+  auto f = ascii.load();
+  if (f == nullptr || name == nullptr) return;
+  const std::string text = utf8(name);
+  if (!text.empty() || *name == L'\0') f(handle, text.c_str());
 }
 
 // Reads the ASCII slot into `saved` and, when set, points the wide slot at `wrapper`.
@@ -65,6 +80,8 @@ bool route(NvtxFunctionTable table, unsigned size, unsigned asciiId, unsigned wi
 }
 
 }  // namespace
+
+void publishWideNvtxFailures(std::map<std::string, uint64_t>& counters) { gWideBoundary.publish(counters); }
 
 int routeWideNvtxCalls(const void* getExportTable) {
   if (getExportTable == nullptr) return 0;

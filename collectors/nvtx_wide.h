@@ -8,7 +8,14 @@
 // nvtxNameCudaStreamW) go the same way, so a handle named either way is named.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <string>
+
 namespace cuptitrace {
+
+// Conversions of wide text that failed (memory) into a trace's counters.
+void publishWideNvtxFailures(std::map<std::string, uint64_t>& counters);
 
 // `getExportTable` is what NVTX passed to InitializeInjectionNvtx2.
 // Returns the number of wide calls routed.

@@ -351,8 +351,9 @@ const std::vector<ConfigVar>& configTable() {
        "this fills, so hundreds of threads each get one; past it CUPTI drops records and they are counted.",
        applyBufferMemory},
       {"CUPTITRACE_MAX_MEMORY", "size", "512M", "a size between 1M and 1T (suffixes K, M, G, T)",
-       "Cap on the memory that stored records take; past it the oldest records go to the spill file "
-       "(CUPTITRACE_SPILL), or, when there is none, records are dropped and counted.",
+       "Cap on the memory that stored records and their strings take; past it the oldest records and "
+       "strings go to the spill file (CUPTITRACE_SPILL), or, when there is none, records are dropped "
+       "and counted.",
        applyMaxMemory},
       {"CUPTITRACE_SPILL", "enum", "auto", "auto, always, off",
        "Spill file PREFIX.spill: auto writes records there past CUPTITRACE_MAX_MEMORY; always writes "

@@ -15,27 +15,13 @@ using journal::Block;
 
 // What of the trace the journal holds so far, besides records.
 struct JournalState {
-  const Trace* trace = nullptr;
-  StringId stringsWritten = 1;  // id 0 is "" and never written
+  Trace* trace = nullptr;
   size_t devices = 0, contexts = 0, names = 0;
 };
 
-bool writeStrings(SpillFile& file, JournalState& s) {
-  std::string payload;
-  journal::Writer w(payload);
-  w.u32(s.stringsWritten);
-  w.u32(0);  // the count, filled in below
-  uint32_t count = 0;
-  const StringId next = s.trace->strings.visitFrom(s.stringsWritten, [&](StringId, std::string_view text) {
-    w.str(text);
-    ++count;
-  });
-  if (count == 0) return true;
-  std::memcpy(payload.data() + 4, &count, sizeof count);
-  if (!file.appendBlock(Block::Strings, payload.data(), payload.size())) return false;
-  s.stringsWritten = next;
-  return true;
-}
+// Every string interned so far, the block still filling included: a chunk
+// about to be written may name any of them.
+bool writeStrings(SpillFile& file, JournalState& s) { return s.trace->strings.writeTo(file, true); }
 
 // Devices, contexts and names change rarely (they come from the same thread
 // that spills): written again only when there are more of them.

@@ -137,6 +137,28 @@ bool SpillFile::mapSegment(size_t segment) {
   return true;
 }
 
+bool SpillFile::keepInSegment(uint64_t total) {
+  const uint64_t boundary = (end_ / segmentBytes_ + 1) * segmentBytes_;
+  if (end_ + total <= boundary) return true;
+  const uint64_t gap = boundary - end_ - kBlockHeaderBytes;
+  std::vector<char> zeros(gap, 0);
+  return appendBlock(Block::Pad, zeros.data(), zeros.size());
+}
+
+bool SpillFile::appendReadableBlock(Block type, const void* payload, size_t length, uint32_t& id) {
+  id = UINT32_MAX;
+  if (readOnly_ || !create() || failed()) return false;
+  const uint64_t total = kBlockHeaderBytes + journal::alignUp(length);
+  if (total > segmentBytes_) return appendBlock(type, payload, length);
+  if (!keepInSegment(total)) return false;
+  const uint64_t blockOffset = end_;
+  if (!appendBlock(type, payload, length)) return false;
+  const uint64_t payloadOffset = blockOffset + kBlockHeaderBytes;
+  if (!mapSegment(payloadOffset / segmentBytes_)) return false;
+  id = addChunk(blockOffset, payloadOffset, length);
+  return true;
+}
+
 const void* SpillFile::appendChunk(RecordKind kind, uint32_t recordSize, uint32_t slot, const void* records,
                                    uint32_t count, uint32_t& id) {
   if (readOnly_ || !create() || failed()) return nullptr;
@@ -148,13 +170,7 @@ const void* SpillFile::appendChunk(RecordKind kind, uint32_t recordSize, uint32_
     fail("chunk too large for", EFBIG);
     return nullptr;
   }
-  // Keep the chunk inside one mapped segment.
-  const uint64_t boundary = (end_ / segmentBytes_ + 1) * segmentBytes_;
-  if (end_ + total > boundary) {
-    const uint64_t gap = boundary - end_ - kBlockHeaderBytes;
-    std::vector<char> zeros(gap, 0);
-    if (!appendBlock(Block::Pad, zeros.data(), zeros.size())) return nullptr;
-  }
+  if (!keepInSegment(total)) return nullptr;
   ChunkHeader ch{};
   ch.kind = static_cast<uint8_t>(kind);
   ch.recordSize = recordSize;

@@ -61,6 +61,11 @@ class SpillFile {
 
   // Appends a block; false (and failed()) when it could not be written.
   bool appendBlock(journal::Block type, const void* payload, size_t length);
+  // Appends a block that is read back through the mapping (the string
+  // table's): it is kept inside one segment, and registered like a chunk, so
+  // that readers touch() it by `id`. False (and failed()) when it could not
+  // be written; a block too large for a segment is written, with id UINT32_MAX.
+  bool appendReadableBlock(journal::Block type, const void* payload, size_t length, uint32_t& id);
   // Appends one chunk of `count` records; returns where the records can be
   // read, and the chunk's id, or nullptr when the write failed.
   const void* appendChunk(RecordKind kind, uint32_t recordSize, uint32_t slot, const void* records,
@@ -106,6 +111,8 @@ class SpillFile {
 
   bool create();
   bool writeAt(uint64_t offset, const ::iovec* parts, int count);
+  // Pads to the next segment when a block of `total` bytes would straddle two.
+  bool keepInSegment(uint64_t total);
   bool mapSegment(size_t segment);
   void touchSlow(uint32_t id) const;
   bool fail(const std::string& what, int err);

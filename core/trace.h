@@ -83,7 +83,11 @@ struct TraceMetadata {
 };
 
 struct Trace {
-  StringTable strings;
+  Trace() { store.setStrings(&strings); }
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
+
+  StringTable strings;  // freed blocks read from the store's spill file: none is read once it goes
   TraceStore store;
   TraceMetadata meta;
   std::vector<DeviceInfo> devices;

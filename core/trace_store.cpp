@@ -58,8 +58,21 @@ void TraceStore::chunkFilled(RecordKind kind, size_t chunk) {
   }
 }
 
+uint64_t TraceStore::releaseStrings(uint64_t bytes) {
+  if (strings_ == nullptr || !spillUsable()) return 0;
+  // On the writer's thread, which nothing may escape: memory running out included.
+  try {
+    if (!strings_->writeTo(*spill_, false)) return 0;
+  } catch (const std::exception& e) {
+    spill_->stop(std::string("spilling strings failed: ") + e.what());
+    return 0;
+  }
+  return strings_->releaseWritten(bytes);
+}
+
 bool TraceStore::makeRoom(uint64_t bytes) {
-  while (bytesReserved() + bytes > maxBytes_) {
+  while (memoryInUse() + bytes > maxBytes_) {
+    if (releaseStrings(memoryInUse() + bytes - maxBytes_) > 0) continue;
     if (full_.empty() || !spillUsable()) return false;
     const FullChunk c = full_.front();
     full_.pop_front();

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "core/records.h"
 #include "core/spill_file.h"
 #include "core/spill_mode.h"
+#include "core/string_table.h"
 
 namespace cuptitrace {
 
@@ -34,7 +36,17 @@ class TraceStore {
   TraceStore(const TraceStore&) = delete;
   TraceStore& operator=(const TraceStore&) = delete;
 
-  void setMaxBytes(uint64_t maxBytes) { maxBytes_ = maxBytes; }
+  void setMaxBytes(uint64_t maxBytes) {
+    maxBytes_ = maxBytes;
+    if (strings_ != nullptr) strings_->setMaxBytes(maxBytes);
+  }
+  // The trace's strings share the budget: past it, their full blocks go to
+  // the spill file first (they cost a reader least), then records.
+  void setStrings(StringTable* strings) { strings_ = strings; }
+  // Memory held elsewhere that the budget covers too, though it cannot spill
+  // (a recorder's records waiting for the writer): it makes records spill
+  // sooner. Called on the writer's thread; set before it starts.
+  void addMemoryUser(std::function<uint64_t()> bytes) { memoryUsers_.push_back(std::move(bytes)); }
   uint64_t maxBytes() const { return maxBytes_; }
 
   // Gives the store a spill file: chunks go there past the budget (Auto) or
@@ -50,7 +62,7 @@ class TraceStore {
   bool add(const T& record) {
     auto& seq = sequence<T>();
     constexpr auto kind = RecordKindOf<T>::value;
-    if (seq.needsChunk() && bytesReserved() + ChunkedVector<T>::kChunkBytes > maxBytes_ &&
+    if (seq.needsChunk() && memoryInUse() + ChunkedVector<T>::kChunkBytes > maxBytes_ &&
         !makeRoom(ChunkedVector<T>::kChunkBytes)) {
       ++dropped_[static_cast<size_t>(kind)];
       return false;
@@ -101,6 +113,12 @@ class TraceStore {
   uint64_t totalDropped() const;
   // Memory held by records in memory.
   uint64_t bytesReserved() const;
+  // That and the strings' memory: what the budget bounds.
+  uint64_t memoryInUse() const {
+    uint64_t bytes = bytesReserved() + (strings_ != nullptr ? strings_->bytesInMemory() : 0);
+    for (const auto& user : memoryUsers_) bytes += user();
+    return bytes;
+  }
   // What went to the spill file.
   uint64_t spilledChunks() const { return spilledChunks_; }
   uint64_t spilledRecords() const { return spilledRecords_; }
@@ -124,10 +142,14 @@ class TraceStore {
   // After filtering a kind: its full chunks in memory are queued again, first.
   void requeue(RecordKind kind);
   bool spillUsable() const;
+  // Moves full string blocks to the spill file; the bytes of memory freed.
+  uint64_t releaseStrings(uint64_t bytes);
 
   decltype(sequencesOf(AllRecordTypes{})) sequences_;
   std::array<uint64_t, kRecordKindCount> dropped_{};
   uint64_t maxBytes_;
+  StringTable* strings_ = nullptr;
+  std::vector<std::function<uint64_t()>> memoryUsers_;
   std::unique_ptr<SpillFile> spill_;
   std::atomic<SpillMode> mode_{SpillMode::Off};
   std::deque<FullChunk> full_;  // full chunks in memory, oldest first (entries may be stale)

@@ -273,13 +273,11 @@ class NativeReader {
         return fail("malformed STRINGS section (string " + std::to_string(expected) + " of " +
                     std::to_string(count) + " runs past the section)");
       }
-      // Records name strings by id, so every string must get back the id it
-      // had when written; a repeated or empty string would shift the ids.
-      const StringId id = trace_.strings.intern(s);
-      if (id != expected) {
-        return fail("malformed STRINGS section (string " + std::to_string(expected) +
-                    " repeats an earlier one, so ids would not match)");
-      }
+      // Records name strings by id, so every string gets back the id it had
+      // when written, repeated text included (a writer's string index may
+      // have forgotten a string and given its text a second id).
+      const StringId id = trace_.strings.append(s);
+      if (id != expected) return fail("malformed STRINGS section (ids out of sequence)");
     }
     if (r.remaining() != 0) return fail("malformed STRINGS section (bytes after the last string)");
     return true;

@@ -19,56 +19,48 @@ static_assert(static_cast<int>(cuptitrace::PublicStatus::Ok) == CUPTITRACE_OK &&
               static_cast<int>(cuptitrace::PublicStatus::NotTraced) == CUPTITRACE_NOT_TRACED &&
               static_cast<int>(cuptitrace::PublicStatus::Error) == CUPTITRACE_ERROR);
 
-cuptitrace::ExternalIds* externalIds() { return cuptitrace::Tracer::instance().externalIds(); }
-
 int answer(cuptitrace::PublicStatus status) { return static_cast<int>(status); }
+
+// Every call goes through here: `notTraced` without tracing, `failed` when
+// it fails (memory) or the API has stopped after a failure (counted, see
+// core/fault_boundary.h), otherwise what f(ids) answers.
+template <typename R, typename F>
+R guarded(R notTraced, R failed, F&& f) noexcept {
+  const cuptitrace::osrt::TracerScope ours;
+  try {
+    auto& tracer = cuptitrace::Tracer::instance();
+    cuptitrace::ExternalIds* ids = tracer.externalIds();
+    if (ids == nullptr) return notTraced;
+    return tracer.publicApiBoundary().call(failed, [&] { return f(*ids); });
+  } catch (...) {
+    return failed;  // the tracer itself could not be had
+  }
+}
 
 }  // namespace
 
-PUBLIC_API uint32_t cuptitrace_api_version(void) { return CUPTITRACE_API_VERSION; }
+PUBLIC_API uint32_t cuptitrace_api_version(void) noexcept { return CUPTITRACE_API_VERSION; }
 
-PUBLIC_API int cuptitrace_v1_active(void) { return externalIds() != nullptr ? 1 : 0; }
-
-PUBLIC_API int cuptitrace_v1_push_external_id(uint64_t id) {
-  const cuptitrace::osrt::TracerScope ours;
-  auto* ids = externalIds();
-  if (ids == nullptr) return CUPTITRACE_NOT_TRACED;
-  try {
-    return answer(ids->push(id));
-  } catch (...) {
-    return CUPTITRACE_ERROR;
-  }
+PUBLIC_API int cuptitrace_v1_active(void) noexcept {
+  return guarded(0, 0, [](cuptitrace::ExternalIds&) { return 1; });
 }
 
-PUBLIC_API int cuptitrace_v1_pop_external_id(uint64_t* id) {
-  const cuptitrace::osrt::TracerScope ours;
-  auto* ids = externalIds();
-  if (ids == nullptr) return CUPTITRACE_NOT_TRACED;
-  try {
-    return answer(ids->pop(id));
-  } catch (...) {
-    return CUPTITRACE_ERROR;
-  }
+PUBLIC_API int cuptitrace_v1_push_external_id(uint64_t id) noexcept {
+  return guarded(int{CUPTITRACE_NOT_TRACED}, int{CUPTITRACE_ERROR},
+                 [&](cuptitrace::ExternalIds& ids) { return answer(ids.push(id)); });
 }
 
-PUBLIC_API uint64_t cuptitrace_v1_push_scope(const char* name) {
-  const cuptitrace::osrt::TracerScope ours;
-  auto* ids = externalIds();
-  if (ids == nullptr) return 0;
-  try {
-    return ids->pushScope(name);
-  } catch (...) {
-    return 0;  // no memory for the name: the program goes on untraced here
-  }
+PUBLIC_API int cuptitrace_v1_pop_external_id(uint64_t* id) noexcept {
+  return guarded(int{CUPTITRACE_NOT_TRACED}, int{CUPTITRACE_ERROR},
+                 [&](cuptitrace::ExternalIds& ids) { return answer(ids.pop(id)); });
 }
 
-PUBLIC_API int cuptitrace_v1_pop_scope(void) {
-  const cuptitrace::osrt::TracerScope ours;
-  auto* ids = externalIds();
-  if (ids == nullptr) return CUPTITRACE_NOT_TRACED;
-  try {
-    return answer(ids->popScope());
-  } catch (...) {
-    return CUPTITRACE_ERROR;
-  }
+PUBLIC_API uint64_t cuptitrace_v1_push_scope(const char* name) noexcept {
+  // 0 on failure: no memory for the name, the program goes on untraced here.
+  return guarded(uint64_t{0}, uint64_t{0}, [&](cuptitrace::ExternalIds& ids) { return ids.pushScope(name); });
+}
+
+PUBLIC_API int cuptitrace_v1_pop_scope(void) noexcept {
+  return guarded(int{CUPTITRACE_NOT_TRACED}, int{CUPTITRACE_ERROR},
+                 [&](cuptitrace::ExternalIds& ids) { return answer(ids.popScope()); });
 }

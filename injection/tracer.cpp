@@ -162,6 +162,12 @@ bool Tracer::startCollection() {
     subscriber_->setCapture(capture_.get());
     subscriber_->setDetach(detach_.get());
   }
+  // NVTX records wait on the program's threads until the drain moves them:
+  // they count against the memory cap, and many of them call the drain early.
+  trace_.store.addMemoryUser([this] { return nvtxRecorder_.bytesInMemory(); });
+  nvtxRecorder_.onBacklog([this] {
+    if (ActivityCollector* c = drainToWake_.load(std::memory_order_acquire)) c->wake();
+  });
   const bool recordNvtx = (config_.activities & kActivityNvtx) != 0;
   if (recordNvtx) nvtxCallbacks_ = std::make_unique<NvtxCallbacks>(nvtxRecorder_, trace_.strings);
   if ((recordNvtx || config_.capture.needsNvtx()) && !subscriber_->enableNvtx(nvtxCallbacks_.get(), error))
@@ -178,6 +184,7 @@ bool Tracer::startCollection() {
     collector_.reset();
     return false;
   }
+  drainToWake_.store(collector_.get(), std::memory_order_release);
   // Records of a context are flushed before it goes away (cudaDeviceReset, cuCtxDestroy).
   subscriber_->onContextDestroy([this] { collector_->flush(); });
   subscriber_->onContextCreate([this] { collector_->onContextCreated(); });
@@ -313,6 +320,11 @@ void Tracer::finishCollection() {
   }
   collector_->publishCounters();
   if (detach_) detach_->publish(trace_);
+  // What the fault boundaries caught (core/fault_boundary.h).
+  subscriber_->publish(trace_);
+  if (nvtxCallbacks_) nvtxCallbacks_->publish(trace_);
+  if (capture_) capture_->publish(trace_);
+  publicApi_.publish(trace_.counters);
   // What the outputs hold besides the records: the reports the durations of
   // one kind of record at a time (8 bytes each, for exact medians), the
   // timeline exporters a window of slices and bits per correlation id (tens
@@ -431,6 +443,7 @@ void Tracer::writeOutputs() {
   const auto taken = trace_.counters.find("cupti_buffers_not_returned");
   if (taken != trace_.counters.end())
     line += "; " + std::to_string(taken->second) + " CUPTI buffers taken by another tool";
+  line += failureSummary(trace_.counters);
   const auto filtered = trace_.counters.find("filtered.kernels");
   if (filtered != trace_.counters.end()) line += "; filtered kernels " + std::to_string(filtered->second);
   if (capture_) {

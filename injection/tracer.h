@@ -18,6 +18,7 @@
 #include "collectors/osrt_recorder.h"
 #include "core/config.h"
 #include "core/output_name.h"
+#include "core/fault_boundary.h"
 #include "core/trace.h"
 
 namespace cuptitrace {
@@ -36,6 +37,8 @@ class Tracer {
   bool active() const { return active_.load(); }
   // The public API's ids and scopes; nullptr when tracing is off.
   ExternalIds* externalIds() { return active() ? externalIds_.get() : nullptr; }
+  // The public C API's boundary (public_api.cpp): counted into the trace.
+  FaultBoundary& publicApiBoundary() { return publicApi_; }
   // True when tracing runs and follows NVTX (to record it, or for capture
   // windows over NVTX ranges): only then is NVTX handed to CUPTI. Never in a
   // forked child, nor once CUPTI is detached.
@@ -72,6 +75,8 @@ class Tracer {
   std::unique_ptr<ExternalIds> externalIds_;  // set before tracing is active
   OsrtRecorder osrtRecorder_;  // only with CUPTITRACE_CAPTURE other than all
   std::atomic<bool> osrtReady_{false};  // the osrt activity can record (startOsrt)
+  FaultBoundary publicApi_{"public_api"};
+  std::atomic<ActivityCollector*> drainToWake_{nullptr};  // once started: NVTX backlogs wake it
 };
 
 }  // namespace cuptitrace
