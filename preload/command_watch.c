@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 static int gWatching;
+static pid_t gWatchedPid; /* a forked copy of the process has another pid, and says nothing */
 
 /* LD_PRELOAD without this library (separators: colons and spaces). */
 static void leavePreloadList(void) {
@@ -70,14 +71,15 @@ static int isOn(const char* value) {
 __attribute__((constructor)) static void watchStart(void) {
   const int saved = errno;
   const char* pid = getenv("CUPTITRACE_COMMAND_PID");
-  gWatching = pid != NULL && atol(pid) == (long)getpid();
+  gWatchedPid = getpid();
+  gWatching = pid != NULL && atol(pid) == (long)gWatchedPid;
   leavePreloadList();
   unsetenv("CUPTITRACE_COMMAND_PID"); /* the program's children are not the command's own */
   errno = saved;
 }
 
 __attribute__((destructor)) static void watchEnd(void) {
-  if (!gWatching) return;
+  if (!gWatching || getpid() != gWatchedPid) return;
   int found = 0;
   dl_iterate_phdr(tracerMapped, &found);
   if (found || isOn(getenv("CUPTITRACE_QUIET"))) return;
