@@ -378,7 +378,10 @@ bool ActivityCollector::setRecording(bool on) {
     if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT) continue;
     ok = CUPTI_CHECK(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind)) == CUPTI_SUCCESS && ok;
   }
-  if (leanRuntime() || leanDriver()) setLeanApi(on);
+  // The lean API set is not switched with the windows: CUPTI records nothing
+  // of it once it has been switched off and on again (seen on CUDA 13.0). It
+  // stays on until the detach, and the tracer keeps the calls made inside a
+  // window only (keepApiCallsInWindows).
   setUvm(on);
   return ok;
 }

@@ -309,7 +309,10 @@ void Tracer::finishCollection() {
   collector_->stop();
   const uint64_t end = cuptiNow();
   trace_.meta.endTimestampNs = end;
-  if (capture_) trace_.meta.captureWindows = capture_->windows(end);
+  if (capture_) {
+    trace_.meta.captureWindows = capture_->windows(end);
+    keepApiCallsInWindows();
+  }
   // The drain thread has stopped: this thread is now the store's only writer.
   nvtxRecorder_.collect(trace_.store, true, end);
   nvtxRecorder_.publish(trace_);
@@ -337,6 +340,17 @@ void Tracer::finishCollection() {
   // Times count from the start of collection; the exporters move the base
   // earlier only if a record starts before it.
   trace_.meta.baseTimestampNs = trace_.meta.startTimestampNs;
+}
+
+// The lean API set stays on across windows (collectors/activity_collector.cpp):
+// the calls made outside every window leave the trace here.
+void Tracer::keepApiCallsInWindows() {
+  const std::vector<CaptureSpan>& windows = trace_.meta.captureWindows;
+  trace_.store.retain<ApiRecord>([&windows](const ApiRecord& a) {
+    for (const CaptureSpan& w : windows)
+      if (a.start >= w.startNs && a.start <= w.endNs) return true;
+    return false;
+  });
 }
 
 bool Tracer::didNoGpuWork() const {

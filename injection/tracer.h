@@ -58,6 +58,7 @@ class Tracer {
   void finishCollection();
   void writeOutputs();
   bool didNoGpuWork() const;
+  void keepApiCallsInWindows();
 
   std::once_flag startOnce_;
   std::once_flag finishOnce_;

@@ -103,10 +103,14 @@ def check_graph_nodes(report, fmt, slices):
     for s in slices:
         if s.cat in ("cuda_runtime", "cuda_driver") and "correlation" in s.args:
             launches[s.args["correlation"]].append(s.name or "")
-    nodes = [s for s in slices if s.cat in ("kernel", "memset", "memcpy")]
+    graph_launch = {c for c, names in launches.items()
+                    if any(n.startswith(("cudaGraphLaunch", "cuGraphLaunch")) for n in names)}
+    # A program may run work outside graphs too: the nodes are what a graph
+    # launch started, or what says it belongs to a graph.
+    nodes = [s for s in slices if s.cat in ("kernel", "memset", "memcpy")
+             and (s.args.get("graph_id") or s.args.get("correlation") in graph_launch)]
     bad = [s for s in nodes if not s.args.get("graph_id") or not s.args.get("graph_node_id")
-           or not any(n.startswith(("cudaGraphLaunch", "cuGraphLaunch"))
-                      for n in launches.get(s.args.get("correlation"), []))]
+           or s.args.get("correlation") not in graph_launch]
     report.check(fmt, "every graph node slice has graph_id, graph_node_id and a cudaGraphLaunch",
                  bool(nodes) and not bad,
                  f"{len(nodes)} node slices, {len(bad)} without"
