@@ -83,9 +83,16 @@
 // wall-clock time, that lays out the next one. The file is the same
 // whatever the windows.
 //
+// Lanes. Slices that overlap on one track (a graph's branches on a stream)
+// go on lanes (TrackLayout): each lane past the first is a track of its own,
+// a child of its track named after it ("Stream 7 ·2"), described with the
+// others; its events go on its track's sequence and name the lane's track
+// (track_uuid), so a track's begins and ends stay in one time order.
+//
 // The trace's description comes first (at the clock's reference) but says
-// how many slices were clamped and how many arrows were written: planning
-// lays out every window once beforehand to count them, as writing will.
+// how many slices were clamped, how many lanes were drawn and how many
+// arrows were written: planning lays out every window once beforehand to
+// count them, and to find the lanes, as writing will.
 #include "exporters/perfetto_proto.h"
 
 #include <algorithm>
@@ -170,6 +177,7 @@ constexpr uint8_t kTagCategoryIid = tag(3, WireType::Varint);               // c
 constexpr uint8_t kTagDebugAnnotation = tag(4, WireType::LengthDelimited);  // debug_annotations
 constexpr uint8_t kTagType = tag(9, WireType::Varint);                      // type
 constexpr uint8_t kTagNameIid = tag(10, WireType::Varint);                  // name_iid
+constexpr uint8_t kTagTrackUuid = tag(11, WireType::Varint);                // track_uuid
 // flow_ids_old = 36 and terminating_flow_ids_old = 42, repeated uint64: two-byte tags.
 constexpr uint8_t kTagFlowId[2] = {(36 << 3 & 0x7F) | 0x80, 36 << 3 >> 7};
 constexpr uint8_t kTagTerminatingFlowId[2] = {(42 << 3 & 0x7F) | 0x80, 42 << 3 >> 7};
@@ -273,7 +281,9 @@ constexpr const char* kCategoryNames[kCategoryCount] = {
   X(ExternalId, "external_id")                                 \
   X(Scope, "scope")                                            \
   X(ScopeId, "scope_id")                                       \
-  X(Errno, "errno")
+  X(Errno, "errno")                                            \
+  X(MaxLanes, "max_lanes")                                     \
+  X(LaneTracks, "lane_tracks")
 // clang-format on
 
 enum class Arg : uint32_t {
@@ -363,7 +373,8 @@ struct Track {
   uint64_t uuid = 0;
   size_t first = 0;  // the window's slices before layout: slices_[first, first + count)
   size_t count = 0;
-  size_t held = 0;  // slices its layout holds for a later window (moved past the window's end)
+  uint32_t lanes = 1;      // lanes of its slices (TrackLayout), itself included
+  uint64_t firstLane = 0;  // the uuid of its lane 1; lane k's is firstLane + k - 1
   size_t firstInstant = 0;  // its instants: instants_[firstInstant, firstInstant + instantCount)
   size_t instantCount = 0;
 };
@@ -377,9 +388,21 @@ struct Instant {
 // Where a track is in writing its events out: its slices of the window
 // (laid out), its instants, its open slices.
 struct Cursor {
+  struct Open {
+    uint64_t end;
+    uint32_t lane;
+  };
   size_t slice = 0, sliceEnd = 0;
   size_t instant = 0, instantEnd = 0;
-  std::vector<uint64_t> open;  // ends of the slices begun and not yet ended, innermost last
+  // The slices begun and not yet ended, the next to end last: by end
+  // descending, and at equal ends the innermost (begun later) last. With one
+  // lane they nest, so a new one goes at the back.
+  std::vector<Open> open;
+  void begin(uint64_t end, uint32_t lane) {
+    size_t at = open.size();
+    while (at > 0 && open[at - 1].end < end) --at;
+    open.insert(open.begin() + static_cast<std::ptrdiff_t>(at), Open{end, lane});
+  }
 };
 
 enum Phase : uint8_t {
@@ -589,6 +612,7 @@ class SourceWriter {
     findTracks();
     countGpuSlices();
     countClampedAndFlows();
+    addLaneTracks();
     sequences_.resize(1 + tracks_.size());
     for (size_t i = 0; i < sequences_.size(); ++i) {
       sequences_[i].id = firstSequence_ + static_cast<uint32_t>(i);
@@ -598,6 +622,8 @@ class SourceWriter {
   uint64_t endUuid() const { return nextUuid_; }
   uint32_t endSequence() const { return firstSequence_ + static_cast<uint32_t>(sequences_.size()); }
   uint64_t clamped() const { return clamped_; }
+  uint32_t maxLanes() const { return maxLanes_; }
+  uint64_t laneTracks() const { return laneTracks_; }
   uint64_t incomplete() const { return incomplete_; }
   uint64_t flowsWritten() const { return flowsWritten_; }
   uint64_t windows() const { return windows_.size() - 1; }
@@ -633,7 +659,7 @@ class SourceWriter {
     uint64_t ts = UINT64_MAX;
     uint8_t phase = kPhaseNone;
     if (!c.open.empty()) {
-      ts = c.open.back();
+      ts = c.open.back().end;
       phase = kPhaseEnd;
     }
     if (c.instant < c.instantEnd) {
@@ -665,7 +691,7 @@ class SourceWriter {
     Cursor& c = cursors_[k - 1];
     switch (phase) {
       case kPhaseEnd:
-        writeEnd(c.open.back());
+        writeEnd(c.open.back().end, laneUuid(k - 1, c.open.back().lane));
         c.open.pop_back();
         break;
       case kPhaseInstant:
@@ -673,8 +699,10 @@ class SourceWriter {
         break;
       case kPhaseBegin: {
         const Slice& s = slices_[c.slice++];
+        eventTrackUuid_ = laneUuid(k - 1, s.lane);
         writeBegin(s);
-        c.open.push_back(s.end);
+        eventTrackUuid_ = 0;
+        c.begin(s.end, s.lane);
         break;
       }
       default:
@@ -799,8 +827,13 @@ class SourceWriter {
 
   static bool isGpu(const Track& t) { return t.kind == TrackKind::Stream || t.kind == TrackKind::Sync; }
   static OverlapPolicy policyOf(const Track& t) {
-    // A stream runs one thing at a time: an overlap there is clock jitter.
-    return t.kind == TrackKind::Stream ? OverlapPolicy::MoveStart : OverlapPolicy::ClampEnd;
+    // Work on a stream never nests: any overlap there is concurrent work.
+    return t.kind == TrackKind::Stream ? OverlapPolicy::OneAtATime : OverlapPolicy::Nest;
+  }
+  // The uuid an event of lane `lane` of track `t` names, 0 for the track
+  // itself (its sequence's default).
+  uint64_t laneUuid(size_t t, uint32_t lane) const {
+    return lane == 0 ? 0 : tracks_[t].firstLane + lane - 1;
   }
 
   // Finds every track with a first pass over the slices, which also plans
@@ -884,9 +917,7 @@ class SourceWriter {
 
   // Lays out window `w`: the slices starting in it, grouped by track in two
   // passes (count, then place), each track's run of its layout (TrackLayout)
-  // written over them in place, after the slices the layout held from
-  // earlier windows (a run never writes past what it has read, as it emits
-  // no more than it was given and held); each track's cursor on the result.
+  // written over them in place; each track's cursor on the result.
   void layOutWindow(size_t w) {
     window_ = w;
     const uint64_t from = windows_[w];
@@ -895,8 +926,8 @@ class SourceWriter {
     forEachSlice(from, to, [&](uint32_t t, const Slice&) { ++tracks_[t].count; });
     size_t total = 0;
     for (Track& t : tracks_) {
-      t.first = total + t.held;
-      total += t.held + t.count;
+      t.first = total;
+      total += t.count;
       t.count = 0;
     }
     resizeWindow(slices_, total);
@@ -907,13 +938,11 @@ class SourceWriter {
     for (size_t i = 0; i < tracks_.size(); ++i) {
       Track& t = tracks_[i];
       Cursor& c = cursors_[i];
-      c.slice = c.sliceEnd = t.first - t.held;
-      if (t.count == 0 && !layouts_[i].pending()) continue;
+      c.slice = c.sliceEnd = t.first;
+      if (t.count == 0) continue;
       Slice* first = slices_.data() + t.first;
-      Slice* out = slices_.data() + c.slice;
       size_t emitted = 0;
-      layouts_[i].run(first, first + t.count, to, [&](const Slice& s) { out[emitted++] = s; });
-      t.held = t.held + t.count - emitted;
+      layouts_[i].run(first, first + t.count, [&](const Slice& s) { first[emitted++] = s; });
       c.sliceEnd = c.slice + emitted;
     }
   }
@@ -1009,13 +1038,25 @@ class SourceWriter {
       }
       for (const auto& call : calls) callsBefore.insert(call.first);
     }
-    for (const TrackLayout& l : layouts_) clamped_ += l.changed();
+    for (size_t i = 0; i < tracks_.size(); ++i) {
+      clamped_ += layouts_[i].changed();
+      tracks_[i].lanes = layouts_[i].lanes();
+      maxLanes_ = std::max(maxLanes_, tracks_[i].lanes);
+    }
     if (windows_.size() > 2) {
-      for (size_t i = 0; i < tracks_.size(); ++i) {
-        layouts_[i] = TrackLayout(policyOf(tracks_[i]));
-        tracks_[i].held = 0;
-      }
+      for (size_t i = 0; i < tracks_.size(); ++i) layouts_[i] = TrackLayout(policyOf(tracks_[i]));
       layOutWindow(0);
+    }
+  }
+
+  // Lanes past the first are tracks of their own, children of their track,
+  // with uuids after every other track's.
+  void addLaneTracks() {
+    for (Track& t : tracks_) {
+      if (t.lanes < 2) continue;
+      t.firstLane = nextUuid_;
+      nextUuid_ += t.lanes - 1;
+      laneTracks_ += t.lanes - 1;
     }
   }
 
@@ -1105,6 +1146,40 @@ class SourceWriter {
         });
       }
       descriptorPacket([&](ProtoWriter& p) { describe(p, t); });
+      describeLanes(t);
+    }
+  }
+
+  // The track's name as a user sees it.
+  std::string trackName(const Track& t) const {
+    switch (t.kind) {
+      case TrackKind::HostThread:
+        return hostThreadName(trace_, t.id);
+      case TrackKind::Overhead:
+        return kOverheadTrackName;
+      case TrackKind::NvtxRange:
+        return std::string(trace_.strings.get(t.id));
+      case TrackKind::Stream:
+        return streamTrackName(trace_, t.id, t.context);
+      case TrackKind::Sync:
+        return syncTrackName(trace_, t.id);
+    }
+    return {};
+  }
+
+  // Lanes past the first: children of the track, right under it in lane
+  // order, named after it ("Stream 7 ·2"), never merged with each other.
+  void describeLanes(const Track& t) {
+    if (t.lanes < 2) return;
+    const std::string name = trackName(t);
+    for (uint32_t lane = 1; lane < t.lanes; ++lane) {
+      descriptorPacket([&](ProtoWriter& p) {
+        p.varintField(track_field::kUuid, t.firstLane + lane - 1);
+        p.bytesField(track_field::kName, validUtf8(laneName(name, lane)));
+        p.varintField(track_field::kParentUuid, t.uuid);
+        p.varintField(track_field::kSiblingOrderRank, lane);
+        p.varintField(track_field::kSiblingMergeBehavior, track_field::kMergeNone);
+      });
     }
   }
 
@@ -1116,6 +1191,7 @@ class SourceWriter {
 
   void describe(ProtoWriter& p, const Track& t) {
     p.varintField(track_field::kUuid, t.uuid);
+    if (t.lanes > 1) p.varintField(track_field::kChildOrdering, track_field::kChildOrderingExplicit);
     switch (t.kind) {
       case TrackKind::HostThread: {
         auto thread = p.beginNested(track_field::kThread);
@@ -1318,9 +1394,9 @@ class SourceWriter {
     te_.bytes(v);
   }
   void argString(Arg a, std::string_view v) { argString(argIid(a), v); }
-  // How much layoutTrack cut off the slice to fit it on its track.
+  // How much the layout cut off the slice: only past kMaxLanes lanes (track_layout.h).
   void clampArg(const Slice& s, uint64_t start, uint64_t end) {
-    if (s.adjusted) argUint(Arg::ClampedNs, (end - start) - (s.end - s.start));
+    if (s.end - s.start != end - start) argUint(Arg::ClampedNs, (end - start) - (s.end - s.start));
   }
   void graphArgs(uint32_t graphId, uint64_t graphNodeId) {
     if (graphId != 0) argUint(Arg::GraphId, graphId);
@@ -1399,6 +1475,11 @@ class SourceWriter {
   // The packet of the event in te_ at `ts`, with the interned data it needs:
   // fields 8, 10, 11 and 12 in order, lengths computed first.
   void finishEvent(uint64_t ts) {
+    if (eventTrackUuid_ != 0) {  // a lane's: TrackEvent.track_uuid
+      uint8_t* p = te_.tail(1 + 10);
+      *p++ = kTagTrackUuid;
+      te_.setTail(putVarint(p, eventTrackUuid_));
+    }
     const uint64_t delta = ts - seq_->lastTs;
     seq_->lastTs = ts;
     const size_t teLen = te_.size();
@@ -1429,11 +1510,12 @@ class SourceWriter {
     o_.maybeFlush();
   }
 
-  // SLICE_END: timestamp, sequence, {type}.
-  void writeEnd(uint64_t ts) {
+  // SLICE_END: timestamp, sequence, {type, and the lane's track_uuid when not 0}.
+  void writeEnd(uint64_t ts, uint64_t trackUuid) {
     const uint64_t delta = ts - seq_->lastTs;
     seq_->lastTs = ts;
-    const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq_->id) + 2 + 2;  // < 128
+    const size_t te = 2 + (trackUuid != 0 ? 1 + varintSize(trackUuid) : 0);  // < 128
+    const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq_->id) + 2 + te;  // < 128
     uint8_t* p = b_.tail(2 + body);
     *p++ = kTagPacket;
     *p++ = static_cast<uint8_t>(body);
@@ -1442,9 +1524,13 @@ class SourceWriter {
     *p++ = kTagSequenceId;
     p = putVarint(p, seq_->id);
     *p++ = kTagTrackEvent;
-    *p++ = 2;
+    *p++ = static_cast<uint8_t>(te);
     *p++ = kTagType;
     *p++ = kSliceEnd;
+    if (trackUuid != 0) {
+      *p++ = kTagTrackUuid;
+      p = putVarint(p, trackUuid);
+    }
     b_.setTail(p);
     ++o_.stats.events;
     ++o_.stats.packets;
@@ -1704,6 +1790,8 @@ class SourceWriter {
     argUint(Arg::DroppedRecords, trace_.totalDropped());
     argUint(Arg::IncompleteRecords, incomplete_);
     argUint(Arg::ClampedSlices, clamped_);
+    argUint(Arg::MaxLanes, maxLanes_);
+    argUint(Arg::LaneTracks, laneTracks_);
     argUint(Arg::Flows, flows_);
     for (const auto& [counter, value] : trace_.counters)
       argUint(dynamicArgIid("counters." + counter), value);
@@ -1728,6 +1816,9 @@ class SourceWriter {
   uint64_t base_ = 0;  // the clock's reference: every sequence's clock starts there
   uint64_t incomplete_ = 0;
   uint64_t clamped_ = 0;       // planned (countClampedAndFlows), for the description
+  uint32_t maxLanes_ = 1;      // likewise: the most lanes of one track
+  uint64_t laneTracks_ = 0;    // lanes past each track's first (addLaneTracks)
+  uint64_t eventTrackUuid_ = 0;  // of the event being written when not its sequence's track
   uint64_t flows_ = 0;         // planned likewise
   uint64_t flowsWritten_ = 0;  // arrows written, both ends
   uint64_t nextUuid_ = 0;
@@ -1884,6 +1975,8 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   PerfettoExportStats stats = o.stats;
   for (const auto& s : sources) {
     stats.clamped += s->clamped();
+    stats.maxLanes = std::max(stats.maxLanes, s->maxLanes());
+    stats.laneTracks += s->laneTracks();
     stats.incomplete += s->incomplete();
     stats.flows += s->flowsWritten();
     stats.windows += s->windows();
