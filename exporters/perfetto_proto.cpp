@@ -18,7 +18,7 @@
 // Clock. CUPTI gives CPU and GPU records in one clock, nanoseconds, roughly
 // CLOCK_REALTIME on Linux. Timestamps are written in a sequence-scoped clock
 // of our own (id 64, one per sequence) that each ClockSnapshot ties to
-// REALTIME, also made the trace's clock (primary_trace_clock), by the trace's
+// REALTIME (and BOOTTIME, see startSequence), also made the trace's clock (primary_trace_clock), by the trace's
 // wall-clock offset (TraceMetadata::wallClockOffsetNs). Clock 64 is
 // incremental (Clock.is_incremental, as Perfetto's own SDK does): a packet's
 // timestamp is the nanoseconds since the previous packet of its sequence, 1-3
@@ -203,6 +203,7 @@ constexpr uint8_t kIncrementalStateCleared = 1;
 constexpr uint8_t kNeedsIncrementalState = 2;
 constexpr uint32_t kClockTrace = 64;    // sequence-scoped, incremental: the trace's clock
 constexpr uint32_t kClockRealtime = 1;  // BuiltinClock REALTIME
+constexpr uint32_t kClockBoottime = 6;  // BuiltinClock BOOTTIME
 
 // Bytes gathered before one write to the stream.
 constexpr size_t kFlushBytes = size_t{1} << 20;
@@ -1086,6 +1087,14 @@ class SourceWriter {
     clock = p.beginNested(clock_field::kClocks);
     p.varintField(clock_field::kClockId, kClockRealtime);
     p.varintField(clock_field::kTimestamp, base_ + offset_);  // modulo 2^64: either sign
+    p.endNestedCompact(clock);
+    // BOOTTIME, Perfetto's default trace clock: without it in the snapshot
+    // the importer counts clock_sync_unrelatable_clock_domains on every file
+    // (PERFETTO.md). It is given REALTIME's value: the trace's times are
+    // REALTIME (primary_trace_clock), so it moves no event.
+    clock = p.beginNested(clock_field::kClocks);
+    p.varintField(clock_field::kClockId, kClockBoottime);
+    p.varintField(clock_field::kTimestamp, base_ + offset_);
     p.endNestedCompact(clock);
     p.varintField(clock_field::kPrimaryTraceClock, kClockRealtime);
     p.endNestedCompact(snapshot);

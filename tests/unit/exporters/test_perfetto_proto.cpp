@@ -925,11 +925,13 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
 
   // clang-format off
   const std::string expected = fromHex(
-      // ---- Packet 1 (34 bytes): the main sequence (1) starts: its clock, defaults.
-      "0a 22"
-      "  32 12"                    // clock_snapshot (6), 18 bytes
+      // ---- Packet 1 (41 bytes): the main sequence (1) starts: its clock, defaults.
+      "0a 29"
+      "  32 19"                    // clock_snapshot (6), 25 bytes
       "    0a 07 08 40 10 e8 07 18 01"  // clocks {clock_id 64, timestamp 1000, is_incremental 1}
       "    0a 05 08 01 10 e8 07"        // clocks {clock_id 1 (REALTIME), timestamp 1000}
+      "    0a 05 08 06 10 e8 07"        // clocks {clock_id 6 (BOOTTIME), timestamp 1000}: relates
+                                        // the trace's clocks to Perfetto's default (PERFETTO.md)
       "    10 01"                       // primary_trace_clock REALTIME
       "  50 01"                    // trusted_packet_sequence_id (10) 1
       "  68 03"                    // sequence_flags (13) INCREMENTAL_STATE_CLEARED|NEEDS_...
@@ -958,11 +960,12 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    28 02"                  //   parent_uuid (5) 2
       "    60 02"                  //   sibling_order_rank (12) 2
       "    78 02"                  //   sibling_merge_behavior (15) NONE
-      // ---- Packet 5 (34 bytes): the stream's sequence (2) starts; its default track is 3.
-      "0a 22"
-      "  32 12"
+      // ---- Packet 5 (41 bytes): the stream's sequence (2) starts; its default track is 3.
+      "0a 29"
+      "  32 19"
       "    0a 07 08 40 10 e8 07 18 01"
       "    0a 05 08 01 10 e8 07"
+      "    0a 05 08 06 10 e8 07"
       "    10 01"
       "  50 02"
       "  68 03"
