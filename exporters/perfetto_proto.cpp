@@ -400,6 +400,10 @@ struct Cursor {
   // lane they nest, so a new one goes at the back.
   std::vector<Open> open;
   void begin(uint64_t end, uint32_t lane) {
+    if (open.empty() || open.back().end >= end) {  // nested in the last: most slices
+      open.push_back(Open{end, lane});
+      return;
+    }
     size_t at = open.size();
     while (at > 0 && open[at - 1].end < end) --at;
     open.insert(open.begin() + static_cast<std::ptrdiff_t>(at), Open{end, lane});

@@ -126,6 +126,19 @@ class TrackLayout {
     bool encloses;  // may hold slices inside it on its lane
   };
   void place(Slice& s) {
+    // Most tracks have one lane, where most slices fit: checked first, inline.
+    if (!lanes_.empty()) {
+      std::vector<Open>& open = lanes_.front();
+      while (!open.empty() && open.back().end <= s.start) open.pop_back();
+      if (open.empty()) {
+        s.lane = 0;
+        open.push_back(Open{s.end, policy_ == OverlapPolicy::Nest || s.source == SliceSource::Graph});
+        return;
+      }
+    }
+    placeSlow(s);
+  }
+  void placeSlow(Slice& s) {
     for (size_t l = 0; l < lanes_.size(); ++l) {
       std::vector<Open>& open = lanes_[l];
       while (!open.empty() && open.back().end <= s.start) open.pop_back();
