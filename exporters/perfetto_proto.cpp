@@ -401,7 +401,9 @@ struct Cursor {
   std::vector<Open> open;
   void begin(uint64_t end, uint32_t lane) {
     if (open.empty() || open.back().end >= end) {  // nested in the last: most slices
-      open.push_back(Open{end, lane});
+      Open& o = open.emplace_back();  // in place: see TrackLayout::push
+      o.end = end;
+      o.lane = lane;
       return;
     }
     size_t at = open.size();

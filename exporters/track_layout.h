@@ -132,7 +132,7 @@ class TrackLayout {
       while (!open.empty() && open.back().end <= s.start) open.pop_back();
       if (open.empty()) {
         s.lane = 0;
-        open.push_back(Open{s.end, policy_ == OverlapPolicy::Nest || s.source == SliceSource::Graph});
+        push(open, s);
         return;
       }
     }
@@ -160,8 +160,14 @@ class TrackLayout {
   }
   void put(Slice& s, size_t lane) {
     s.lane = static_cast<uint8_t>(lane);
-    const bool encloses = policy_ == OverlapPolicy::Nest || s.source == SliceSource::Graph;
-    lanes_[lane].push_back(Open{s.end, encloses});
+    push(lanes_[lane], s);
+  }
+  // Written field by field in place: a whole Open built aside and copied in
+  // costs a stalled load per slice (two narrow stores read back as one).
+  void push(std::vector<Open>& open, const Slice& s) {
+    Open& o = open.emplace_back();
+    o.end = s.end;
+    o.encloses = policy_ == OverlapPolicy::Nest || s.source == SliceSource::Graph;
   }
 
   OverlapPolicy policy_;
