@@ -11,12 +11,18 @@ Reads PREFIX.kernels.csv, PREFIX.json and PREFIX.pftrace and checks that:
   use at least K lanes (the graph's branches run at once), and no two slices
   on one JSON track partially overlap;
 - every kernel has its arrow from its cudaGraphLaunch in both formats (one
-  source, many ends).
+  source, many ends);
+- with TRACE_PROCESSOR set to Perfetto's trace_processor_shell: both files
+  import with no error or data-loss stat (clock_sync_unrelatable_clock_domains
+  and the like).
 Prints the lanes and clamped slices of each format; exits 0 when all hold.
 """
 import argparse
 import csv
 import json
+import os
+import re
+import subprocess
 import sys
 from collections import defaultdict
 from decimal import Decimal
@@ -213,6 +219,23 @@ def main():
         problems.append(".pftrace: clamped_slices %s" % description.get("clamped_slices"))
     if len(tracks) < a.min_lanes:
         problems.append(".pftrace: kernels on %d tracks, expected at least %d lanes" % (len(tracks), a.min_lanes))
+
+    # ---- Perfetto's importer, when at hand
+    tp = os.environ.get("TRACE_PROCESSOR")
+    if tp:
+        query = ("select 'ERRORS=' || count(*) || ' ' || ifnull(group_concat(name || ':' || value, ' '), '') "
+                 "from stats where value > 0 and severity in ('error', 'data_loss')")
+        for path in (a.prefix + ".json", a.prefix + ".pftrace"):
+            done = subprocess.run([tp, "-Q", query, path], capture_output=True, text=True)
+            m = re.search(r"ERRORS=(\d+)([^\"\n]*)", done.stdout)
+            if done.returncode != 0 or not m:
+                problems.append("%s: trace processor failed: %s" % (path, (done.stderr or done.stdout)[-300:]))
+                continue
+            print("trace processor, %s: %s error stats %s" % (os.path.basename(path), m.group(1), m.group(2).strip()))
+            if m.group(1) != "0":
+                problems.append("%s: error stats in Perfetto's importer: %s" % (path, m.group(2).strip()))
+    else:
+        print("trace processor: not run (set TRACE_PROCESSOR=/path/to/trace_processor_shell)")
 
     for p in problems:
         print("FAIL " + p)

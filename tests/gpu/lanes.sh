@@ -6,6 +6,9 @@
 # timelines, that nothing was clamped, that the branches took several lanes
 # and that every kernel has its arrow from its cudaGraphLaunch.
 #
+# With TRACE_PROCESSOR=/path/to/trace_processor_shell (Perfetto's), both files
+# must also import with no error stat.
+#
 # usage: lanes.sh GRAPH_BRANCHES_BIN LIB OUTDIR [branches (default 6)] [launches (default 20)]
 # Exit 77 (CTest: skipped) when there is no GPU.
 set -u
