@@ -1013,8 +1013,8 @@ class ChromeJsonWriter {
   uint64_t base_ = 0;
   uint64_t incomplete_ = 0;
   uint64_t clamped_ = 0;
-  uint32_t maxLanes_ = 1;     // the most lanes of one track (track_layout.h)
-  uint64_t laneTracks_ = 0;   // lanes past the first, over all tracks
+  uint32_t maxLanes_ = 1;    // the most lanes of one track (track_layout.h)
+  uint64_t laneTracks_ = 0;  // lanes past the first, over all tracks
   uint64_t flows_ = 0;
   uint64_t maxCorrelation_ = 0;
   uint64_t asyncCount_ = 0;

@@ -604,7 +604,8 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
     // (perfetto_proto.cpp): without it the importer cannot relate the clocks.
     clock = header_.beginNested(kClocks);
     header_.varintField(kClockId, kClockBoottime);
-    header_.varintField(kClockTimestamp, reference + static_cast<uint64_t>(trace.meta.wallClockOffsetNs()));
+    header_.varintField(kClockTimestamp,
+                        reference + static_cast<uint64_t>(trace.meta.wallClockOffsetNs()));
     header_.endNestedCompact(clock);
     header_.varintField(kPrimaryClock, kClockRealtime);
     header_.endNestedCompact(snapshot);

@@ -18,13 +18,12 @@
 // Clock. CUPTI gives CPU and GPU records in one clock, nanoseconds, roughly
 // CLOCK_REALTIME on Linux. Timestamps are written in a sequence-scoped clock
 // of our own (id 64, one per sequence) that each ClockSnapshot ties to
-// REALTIME (and BOOTTIME, see startSequence), also made the trace's clock (primary_trace_clock), by the trace's
-// wall-clock offset (TraceMetadata::wallClockOffsetNs). Clock 64 is
-// incremental (Clock.is_incremental, as Perfetto's own SDK does): a packet's
-// timestamp is the nanoseconds since the previous packet of its sequence, 1-3
-// bytes where an absolute one takes 9; deltas are integers, so every
-// nanosecond is kept. Traces merged into one file each keep their own clock
-// and offset, so they line up on wall-clock time with nothing rewritten.
+// REALTIME (and BOOTTIME, see startSequence), also made the trace's clock (primary_trace_clock), by
+// the trace's wall-clock offset (TraceMetadata::wallClockOffsetNs). Clock 64 is incremental
+// (Clock.is_incremental, as Perfetto's own SDK does): a packet's timestamp is the nanoseconds since
+// the previous packet of its sequence, 1-3 bytes where an absolute one takes 9; deltas are
+// integers, so every nanosecond is kept. Traces merged into one file each keep their own clock and
+// offset, so they line up on wall-clock time with nothing rewritten.
 //
 // Interning. Event names, categories, argument names and repeated string
 // arguments (grid and block, enum names, NVTX domains) go by iid: each is
@@ -40,7 +39,8 @@
 // is the CSV's (the slice is named by the demangled one). API calls:
 // correlation and return_value (only when not 0: success); the domain is the
 // category and the callback id is the call's name. Copies and sets as in
-// the JSON, which carries the same arguments. Nested lengths are computed bottom-up: every length is minimal.
+// the JSON, which carries the same arguments. Nested lengths are computed bottom-up: every length
+// is minimal.
 //
 // Arrows. The launching call (FlowSources: the runtime call over the driver
 // call it made) starts one flow per GPU record it launched and each GPU record
@@ -374,8 +374,8 @@ struct Track {
   uint64_t uuid = 0;
   size_t first = 0;  // the window's slices before layout: slices_[first, first + count)
   size_t count = 0;
-  uint32_t lanes = 1;      // lanes of its slices (TrackLayout), itself included
-  uint64_t firstLane = 0;  // the uuid of its lane 1; lane k's is firstLane + k - 1
+  uint32_t lanes = 1;       // lanes of its slices (TrackLayout), itself included
+  uint64_t firstLane = 0;   // the uuid of its lane 1; lane k's is firstLane + k - 1
   size_t firstInstant = 0;  // its instants: instants_[firstInstant, firstInstant + instantCount)
   size_t instantCount = 0;
 };
@@ -401,7 +401,7 @@ struct Cursor {
   std::vector<Open> open;
   void begin(uint64_t end, uint32_t lane) {
     if (open.empty() || open.back().end >= end) {  // nested in the last: most slices
-      Open& o = open.emplace_back();  // in place: see TrackLayout::push
+      Open& o = open.emplace_back();               // in place: see TrackLayout::push
       o.end = end;
       o.lane = lane;
       return;
@@ -1206,7 +1206,8 @@ class SourceWriter {
 
   void describe(ProtoWriter& p, const Track& t) {
     p.varintField(track_field::kUuid, t.uuid);
-    if (t.lanes > 1) p.varintField(track_field::kChildOrdering, track_field::kChildOrderingExplicit);
+    if (t.lanes > 1)
+      p.varintField(track_field::kChildOrdering, track_field::kChildOrderingExplicit);
     switch (t.kind) {
       case TrackKind::HostThread: {
         auto thread = p.beginNested(track_field::kThread);
@@ -1529,7 +1530,7 @@ class SourceWriter {
   void writeEnd(uint64_t ts, uint64_t trackUuid) {
     const uint64_t delta = ts - seq_->lastTs;
     seq_->lastTs = ts;
-    const size_t te = 2 + (trackUuid != 0 ? 1 + varintSize(trackUuid) : 0);  // < 128
+    const size_t te = 2 + (trackUuid != 0 ? 1 + varintSize(trackUuid) : 0);         // < 128
     const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq_->id) + 2 + te;  // < 128
     uint8_t* p = b_.tail(2 + body);
     *p++ = kTagPacket;

@@ -188,7 +188,9 @@ uint32_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy);
 // ids are far below 2^24 and lanes below 2^7, so lane tids stay below 2^31
 // (Perfetto wants non-negative ids) and apart from every thread and stream,
 // and from the sync and overhead tids for tids below 0xFF0000.
-constexpr uint32_t laneTid(uint32_t tid, uint32_t lane) { return lane == 0 ? tid : tid + (lane << 24); }
+constexpr uint32_t laneTid(uint32_t tid, uint32_t lane) {
+  return lane == 0 ? tid : tid + (lane << 24);
+}
 // The name of lane `lane` of a track named `name`: "Stream 7", "Stream 7 ·2".
 std::string laneName(const std::string& name, uint32_t lane);
 

@@ -527,7 +527,8 @@ inline Decoded decodePerfetto(std::string bytes) {
       if (!s.haveClock || !haveRealtime) problem(i, "clock snapshot without clock 64 and REALTIME");
       // Without BOOTTIME, Perfetto's default clock, trace processor counts
       // clock_sync_unrelatable_clock_domains (PERFETTO.md); ours equals REALTIME.
-      if (!haveBoottime || boottime != realtime) problem(i, "clock snapshot without BOOTTIME at REALTIME's value");
+      if (!haveBoottime || boottime != realtime)
+        problem(i, "clock snapshot without BOOTTIME at REALTIME's value");
       s.offset = static_cast<int64_t>(realtime - clock);
       s.lastTs = clock;
       d.sequenceOffsets[id] = s.offset;

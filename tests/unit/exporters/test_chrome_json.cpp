@@ -425,7 +425,8 @@ TEST_CASE("chrome json: overlapping kernels on one stream go on lanes with their
   const json& ev = e.events();
   auto meta = [&](const char* name, int64_t tid) {
     for (const json& x : ev)
-      if (x["ph"] == "M" && x["name"] == name && x["pid"] == kGpuPid && x["tid"] == tid) return x["args"];
+      if (x["ph"] == "M" && x["name"] == name && x["pid"] == kGpuPid && x["tid"] == tid)
+        return x["args"];
     return json();
   };
   CHECK(meta("thread_name", laneTid(7, 1))["name"] == "Stream 7 \u00b72");
@@ -443,7 +444,8 @@ TEST_CASE("chrome json: a graph's branches get a lane each and an arrow each fro
   for (uint32_t replay = 0; replay < 3; ++replay) {
     const uint64_t at = b + 10000 * replay;
     addApi(t, at, at + 5, 100 + replay, kHostPid, ApiDomain::Runtime, "cudaGraphLaunch");
-    for (uint64_t branch = 0; branch < 12; ++branch) addKernel(t, at + 10 + branch, at + 1000 + 300 * branch, 100 + replay);
+    for (uint64_t branch = 0; branch < 12; ++branch)
+      addKernel(t, at + 10 + branch, at + 1000 + 300 * branch, 100 + replay);
   }
   const Exported e = exportTrace(t);
   CHECK(partialOverlap(e.events()) == "");

@@ -36,7 +36,8 @@ std::string nestingProblem(const std::vector<Slice>& slices, bool nestOnlyInGrap
     while (!open.empty() && open.back().end <= s.start) open.pop_back();
     if (!open.empty() && s.end > open.back().end)
       return "partial overlap at index " + std::to_string(s.index);
-    if (!open.empty() && nestOnlyInGraphs && open.back().source != SliceSource::Graph && s.end != s.start)
+    if (!open.empty() && nestOnlyInGraphs && open.back().source != SliceSource::Graph &&
+        s.end != s.start)
       return "nested in work at index " + std::to_string(s.index);
     open.push_back(s);
   }
@@ -99,7 +100,8 @@ TEST_CASE("layout: equal bounds put NVTX around runtime around driver calls") {
 }
 
 TEST_CASE("layout: a partial overlap goes on a second lane, times untouched") {
-  std::vector<Slice> s = {slice(0, 100, 0, SliceSource::ApiRuntime), slice(50, 150, 1, SliceSource::ApiRuntime)};
+  std::vector<Slice> s = {slice(0, 100, 0, SliceSource::ApiRuntime),
+                          slice(50, 150, 1, SliceSource::ApiRuntime)};
   CHECK(layout(s, OverlapPolicy::Nest) == 2);
   CHECK(s[0].lane == 0);
   CHECK(s[1].lane == 1);
@@ -111,8 +113,9 @@ TEST_CASE("layout: a partial overlap goes on a second lane, times untouched") {
 TEST_CASE("layout: on a stream any overlap is another lane, even one inside another") {
   // A copy and a set running inside it, then a kernel 1 ns into the copy
   // (clock jitter): all exact, on two lanes; the kernel touching the copy's end reuses lane 0.
-  std::vector<Slice> s = {slice(0, 100, 0, SliceSource::Memcpy), slice(10, 20, 1, SliceSource::Memset),
-                          slice(99, 250, 2), slice(100, 120, 3)};
+  std::vector<Slice> s = {slice(0, 100, 0, SliceSource::Memcpy),
+                          slice(10, 20, 1, SliceSource::Memset), slice(99, 250, 2),
+                          slice(100, 120, 3)};
   CHECK(layout(s, OverlapPolicy::OneAtATime) == 2);
   CHECK(s[0].lane == 0);
   CHECK(s[1].lane == 1);
@@ -124,8 +127,8 @@ TEST_CASE("layout: on a stream any overlap is another lane, even one inside anot
 }
 
 TEST_CASE("layout: a whole graph launch on a stream encloses its nodes on its lane") {
-  std::vector<Slice> s = {slice(0, 1000, 0, SliceSource::Graph), slice(10, 400, 1), slice(20, 500, 2),
-                          slice(600, 900, 3)};
+  std::vector<Slice> s = {slice(0, 1000, 0, SliceSource::Graph), slice(10, 400, 1),
+                          slice(20, 500, 2), slice(600, 900, 3)};
   CHECK(layout(s, OverlapPolicy::OneAtATime) == 2);
   CHECK(s[0].lane == 0);
   CHECK(s[1].lane == 0);  // inside the graph launch

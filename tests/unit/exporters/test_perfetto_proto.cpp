@@ -136,7 +136,8 @@ TEST_CASE("pftrace: each track has a sequence of its own, cleared first", "[pftr
     onLanes += lane ? 1 : 0;
     CHECK(te.has(f::kTrackUuid) == lane);
     CHECK_FALSE(d.packets[e.packet].has(f::kTimestampClockId));
-    const auto [it, added] = sequenceOfTrack.emplace(lane ? d.track(e.track).parent : e.track, e.sequence);
+    const auto [it, added] =
+        sequenceOfTrack.emplace(lane ? d.track(e.track).parent : e.track, e.sequence);
     CHECK(it->second == e.sequence);  // one sequence per track
   }
   std::set<uint64_t> sequences;
@@ -580,7 +581,8 @@ TEST_CASE("pftrace: overlapping start/end ranges go on lanes of their name", "[p
   for (uint64_t lane : lanes) CHECK(d.track(lane).merge == 0);
 }
 
-TEST_CASE("pftrace: overlapping kernels on one stream go on lanes with their own times", "[pftrace]") {
+TEST_CASE("pftrace: overlapping kernels on one stream go on lanes with their own times",
+          "[pftrace]") {
   Trace t;
   initTrace(t);
   const uint64_t b = t.meta.baseTimestampNs;
@@ -608,7 +610,7 @@ TEST_CASE("pftrace: overlapping kernels on one stream go on lanes with their own
   CHECK(lane.name == "Stream 7 \u00b72");
   CHECK(lane.parent == stream7);  // a child of the stream: shown under it
   CHECK(lane.rank == 1);
-  CHECK(lane.merge == 2);  // never merged with another lane
+  CHECK(lane.merge == 2);                      // never merged with another lane
   CHECK(d.track(stream7).childOrdering == 3);  // explicit: lanes in order
   CHECK(d.sliceByCorrelation("kernel", 4).begin.track == stream7);
   CHECK(d.instants.at(0).args.at("clamped_slices").u == 0);
@@ -616,7 +618,8 @@ TEST_CASE("pftrace: overlapping kernels on one stream go on lanes with their own
   CHECK(d.instants.at(0).args.at("lane_tracks").u == 1);
 }
 
-TEST_CASE("pftrace: a graph's branches get a lane each and an arrow each from its launch", "[pftrace]") {
+TEST_CASE("pftrace: a graph's branches get a lane each and an arrow each from its launch",
+          "[pftrace]") {
   Trace t;
   initTrace(t);
   const uint64_t b = t.meta.baseTimestampNs;
@@ -625,7 +628,8 @@ TEST_CASE("pftrace: a graph's branches get a lane each and an arrow each from it
   for (uint32_t replay = 0; replay < 3; ++replay) {
     const uint64_t at = b + 10000 * replay;
     addApi(t, at, at + 5, 100 + replay, kHostPid, ApiDomain::Runtime, "cudaGraphLaunch");
-    for (uint64_t branch = 0; branch < 12; ++branch) addKernel(t, at + 10 + branch, at + 1000 + 300 * branch, 100 + replay);
+    for (uint64_t branch = 0; branch < 12; ++branch)
+      addKernel(t, at + 10 + branch, at + 1000 + 300 * branch, 100 + replay);
   }
   const Decoded d = exportTrace(t);
   INFO(problems(d));
