@@ -11,6 +11,8 @@
 // - One process per GPU used (pid = gpuProcessId): a track per CUDA stream
 //   (tid = stream id) with kernels, copies, sets and whole graph launches
 //   (graph-level tracing), and a track per context with synchronization;
+//   work that overlaps on a track goes on its lanes (track_layout.h: tid
+//   laneTid, named "Stream 7 ·2", sorted right under it by thread_sort_index);
 //   memory counters and unified memory tracks (memory_tracks.h) after the rest.
 // - An arrow from each launching call to the GPU work it launched, in the
 //   "v2" encoding: "bind_id" with "flow_out" on the call's X event and
@@ -174,15 +176,29 @@ struct Track {
         tid(t),
         device(d),
         context(c),
-        prefix("\"pid\":" + std::to_string(p) + ",\"tid\":" + std::to_string(t)),
-        // A stream runs one thing at a time: an overlap there is clock jitter.
-        layout(k == TrackKind::Stream ? OverlapPolicy::MoveStart : OverlapPolicy::ClampEnd) {}
+        prefix(prefixOf(p, t)),
+        // Work on a stream never nests: any overlap there is concurrent work.
+        layout(k == TrackKind::Stream ? OverlapPolicy::OneAtATime : OverlapPolicy::Nest) {}
+  static std::string prefixOf(uint32_t pid, uint32_t tid) {
+    return "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
+  }
+  // Makes the "pid":P,"tid":T of lanes up to `lane` (track_layout.h).
+  void addLanes(uint8_t lane) {
+    while (lanePrefixes.size() < lane) {
+      const auto next = static_cast<uint32_t>(lanePrefixes.size() + 1);
+      lanePrefixes.push_back(prefixOf(pid, laneTid(tid, next)));
+    }
+  }
+  const std::string& prefixOfLane(uint8_t lane) const {
+    return lane == 0 ? prefix : lanePrefixes[lane - 1];
+  }
   TrackKind kind;
   uint32_t pid;
   uint32_t tid;
   uint32_t device;     // of a GPU track (Stream, Sync)
   uint32_t context;    // of a Sync or Stream track
   std::string prefix;  // "pid":P,"tid":T as written in each of its events
+  std::vector<std::string> lanePrefixes;  // the same for its lanes past the first
   TrackLayout layout;  // carried from one window to the next
   size_t first = 0;    // the window's slices: window_[first, first + count)
   size_t count = 0;
@@ -223,12 +239,19 @@ class ChromeJsonWriter {
     writeNameEvents();
     for (size_t w = 0; w + 1 < windows_.size(); ++w) writeWindow(windows_[w], windows_[w + 1]);
     window_ = std::vector<Slice>();
-    for (const Track& t : tracks_) clamped_ += t.layout.changed();
+    for (const Track& t : tracks_) {
+      clamped_ += t.layout.changed();
+      maxLanes_ = std::max(maxLanes_, t.layout.lanes());
+      laneTracks_ += t.layout.lanes() - 1;
+    }
+    writeLaneNames();
     writeNvtxInstantsAndAsync();
     sink_.stats.events += writeJsonMemoryEvents(in_, base_, place_.sortBase, b_, sink_.stats.events == 0, [&] {
       if (b_.size() >= kFlushBytes) sink_.flush();
     });
     sink_.stats.clamped += clamped_;
+    sink_.stats.maxLanes = std::max(sink_.stats.maxLanes, maxLanes_);
+    sink_.stats.laneTracks += laneTracks_;
   }
 
 
@@ -341,9 +364,12 @@ class ChromeJsonWriter {
       window_[track.first + track.count++] = s;
     });
     for (Track& t : tracks_) {
-      if (t.count == 0 && !t.layout.pending()) continue;
+      if (t.count == 0) continue;
       Slice* first = window_.data() + t.first;
-      t.layout.run(first, first + t.count, to, [&](const Slice& s) { writeSlice(s, t); });
+      t.layout.run(first, first + t.count, [&](const Slice& s) {
+        if (s.lane > t.lanePrefixes.size()) t.addLanes(s.lane);
+        writeSlice(s, t);
+      });
     }
   }
 
@@ -399,7 +425,7 @@ class ChromeJsonWriter {
   }
   void sliceTimes(const Track& t, const Slice& s) {
     b_.put(',');
-    b_.put(t.prefix);
+    b_.put(t.prefixOfLane(s.lane));
     time(",\"ts\":", s.start);
     b_.lit(",\"dur\":");
     b_.micros(static_cast<int64_t>(s.end - s.start));
@@ -413,9 +439,9 @@ class ChromeJsonWriter {
     ++flows_;
     ++sink_.stats.flows;
   }
-  // How much layoutTrack cut off the slice to fit it on its track.
+  // How much the layout cut off the slice: only past kMaxLanes lanes (track_layout.h).
   static void adjustment(JsonObject& args, const Slice& s, uint64_t start, uint64_t end) {
-    if (s.adjusted) args.u("clamped_ns", (end - start) - (s.end - s.start));
+    if (s.end - s.start != end - start) args.u("clamped_ns", (end - start) - (s.end - s.start));
   }
   // What the program had pushed (cuptitrace.h) when the call was made.
   void externalIdArgs(JsonObject& args, uint32_t correlationId) {
@@ -760,6 +786,17 @@ class ChromeJsonWriter {
     b_.put('}');
     endEvent();
   }
+  void threadSortIndexEvent(uint32_t pid, uint32_t tid, uint64_t index) {
+    beginEvent();
+    b_.lit("\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
+    b_.uint(pid);
+    b_.lit(",\"tid\":");
+    b_.uint(tid);
+    b_.lit(",\"ts\":0,\"args\":{\"sort_index\":");
+    b_.uint(index);
+    b_.put('}');
+    endEvent();
+  }
   void sortIndexEvent(uint32_t pid, uint64_t index) {
     beginEvent();
     b_.lit("\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
@@ -786,15 +823,21 @@ class ChromeJsonWriter {
     return {};
   }
 
-  // process_name, process_sort_index and thread_name events, host first,
-  // then each GPU in device order (Perfetto sorts processes by sort index).
-  void writeNameEvents() {
+  // The tracks in the order they are named: by process, kind and tid.
+  std::vector<const Track*> namingOrder() const {
     std::vector<const Track*> order;
     order.reserve(tracks_.size());
     for (const Track& t : tracks_) order.push_back(&t);
     std::sort(order.begin(), order.end(), [](const Track* a, const Track* b) {
       return std::tie(a->pid, a->kind, a->tid) < std::tie(b->pid, b->kind, b->tid);
     });
+    return order;
+  }
+
+  // process_name, process_sort_index and thread_name events, host first,
+  // then each GPU in device order (Perfetto sorts processes by sort index).
+  void writeNameEvents() {
+    const std::vector<const Track*> order = namingOrder();
     nameEvent("process_name", hostPid_, hostPid_, hostProcessName(trace_) + in_.nameSuffix);
     sortIndexEvent(hostPid_, place_.sortBase);
     uint32_t namedPid = hostPid_;
@@ -806,6 +849,32 @@ class ChromeJsonWriter {
         sortIndexEvent(t->pid, place_.sortBase + 1 + t->device);
       }
       nameEvent("thread_name", t->pid, t->tid, trackName(*t));
+    }
+  }
+
+  // The names of the lanes, known once the slices are laid out: metadata
+  // events are read wherever they are in the file. In a process with lanes
+  // every track gets a thread_sort_index, so that each lane sorts right
+  // under its track ("Stream 7", "Stream 7 ·2", "Stream 9").
+  void writeLaneNames() {
+    if (laneTracks_ == 0) return;
+    const std::vector<const Track*> order = namingOrder();
+    for (size_t i = 0; i < order.size();) {
+      size_t next = i;
+      bool lanes = false;
+      for (; next < order.size() && order[next]->pid == order[i]->pid; ++next)
+        lanes = lanes || order[next]->layout.lanes() > 1;
+      uint64_t rank = 0;
+      for (; lanes && i < next; ++i) {
+        const Track& t = *order[i];
+        threadSortIndexEvent(t.pid, t.tid, rank++);
+        const std::string name = t.layout.lanes() > 1 ? trackName(t) : std::string();
+        for (uint32_t lane = 1; lane < t.layout.lanes(); ++lane) {
+          nameEvent("thread_name", t.pid, laneTid(t.tid, lane), laneName(name, lane));
+          threadSortIndexEvent(t.pid, laneTid(t.tid, lane), rank++);
+        }
+      }
+      i = next;
     }
   }
 
@@ -944,6 +1013,8 @@ class ChromeJsonWriter {
 
     meta.u("incomplete_records", incomplete_);
     meta.u("clamped_slices", clamped_);
+    meta.u("max_lanes", maxLanes_);
+    meta.u("lane_tracks", laneTracks_);
     meta.u("flows", flows_);
     meta.close();
   }
@@ -964,6 +1035,8 @@ class ChromeJsonWriter {
   uint64_t base_ = 0;
   uint64_t incomplete_ = 0;
   uint64_t clamped_ = 0;
+  uint32_t maxLanes_ = 1;    // the most lanes of one track (track_layout.h)
+  uint64_t laneTracks_ = 0;  // lanes past the first, over all tracks
   uint64_t flows_ = 0;
   uint64_t maxCorrelation_ = 0;
   uint64_t asyncCount_ = 0;

@@ -13,7 +13,9 @@ namespace cuptitrace {
 
 struct JsonExportStats {
   uint64_t events = 0;   // trace events written (metadata events included)
-  uint64_t clamped = 0;  // slices shortened so that no two on one track partially overlap
+  uint64_t clamped = 0;  // slices cut to fit: only past kMaxLanes lanes (track_layout.h)
+  uint32_t maxLanes = 1;    // the most lanes of one track, the track itself included
+  uint64_t laneTracks = 0;  // lanes drawn past each track's first
   uint64_t flows = 0;    // launch -> GPU work arrows written
 };
 

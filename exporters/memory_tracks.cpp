@@ -441,6 +441,7 @@ constexpr uint32_t kTrackDescriptor = 60;
 constexpr uint32_t kClocks = 1, kPrimaryClock = 2, kClockId = 1, kClockTimestamp = 2, kClockIncremental = 3;
 constexpr uint32_t kDefaultsClockId = 58;
 constexpr uint64_t kClockRealtime = 1;
+constexpr uint64_t kClockBoottime = 6;
 constexpr uint64_t kClockSequence = 64;  // sequence-scoped, incremental
 constexpr uint64_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
 
@@ -598,6 +599,13 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
     clock = header_.beginNested(kClocks);
     header_.varintField(kClockId, kClockRealtime);
     header_.varintField(kClockTimestamp, reference + static_cast<uint64_t>(trace.meta.wallClockOffsetNs()));
+    header_.endNestedCompact(clock);
+    // BOOTTIME too, with REALTIME's value, as in the timeline's snapshots
+    // (perfetto_proto.cpp): without it the importer cannot relate the clocks.
+    clock = header_.beginNested(kClocks);
+    header_.varintField(kClockId, kClockBoottime);
+    header_.varintField(kClockTimestamp,
+                        reference + static_cast<uint64_t>(trace.meta.wallClockOffsetNs()));
     header_.endNestedCompact(clock);
     header_.varintField(kPrimaryClock, kClockRealtime);
     header_.endNestedCompact(snapshot);

@@ -18,13 +18,12 @@
 // Clock. CUPTI gives CPU and GPU records in one clock, nanoseconds, roughly
 // CLOCK_REALTIME on Linux. Timestamps are written in a sequence-scoped clock
 // of our own (id 64, one per sequence) that each ClockSnapshot ties to
-// REALTIME, also made the trace's clock (primary_trace_clock), by the trace's
-// wall-clock offset (TraceMetadata::wallClockOffsetNs). Clock 64 is
-// incremental (Clock.is_incremental, as Perfetto's own SDK does): a packet's
-// timestamp is the nanoseconds since the previous packet of its sequence, 1-3
-// bytes where an absolute one takes 9; deltas are integers, so every
-// nanosecond is kept. Traces merged into one file each keep their own clock
-// and offset, so they line up on wall-clock time with nothing rewritten.
+// REALTIME (and BOOTTIME, see startSequence), also made the trace's clock (primary_trace_clock), by
+// the trace's wall-clock offset (TraceMetadata::wallClockOffsetNs). Clock 64 is incremental
+// (Clock.is_incremental, as Perfetto's own SDK does): a packet's timestamp is the nanoseconds since
+// the previous packet of its sequence, 1-3 bytes where an absolute one takes 9; deltas are
+// integers, so every nanosecond is kept. Traces merged into one file each keep their own clock and
+// offset, so they line up on wall-clock time with nothing rewritten.
 //
 // Interning. Event names, categories, argument names and repeated string
 // arguments (grid and block, enum names, NVTX domains) go by iid: each is
@@ -42,7 +41,8 @@
 // is the CSV's (the slice is named by the demangled one). API calls:
 // correlation and return_value (only when not 0: success); the domain is the
 // category and the callback id is the call's name. Copies and sets as in
-// the JSON, which carries the same arguments. Nested lengths are computed bottom-up: every length is minimal.
+// the JSON, which carries the same arguments. Nested lengths are computed bottom-up: every length
+// is minimal.
 //
 // Arrows. The launching call (FlowSources: the runtime call over the driver
 // call it made) starts one flow per GPU record it launched and each GPU record
@@ -85,9 +85,16 @@
 // wall-clock time, that lays out the next one. The file is the same
 // whatever the windows.
 //
+// Lanes. Slices that overlap on one track (a graph's branches on a stream)
+// go on lanes (TrackLayout): each lane past the first is a track of its own,
+// a child of its track named after it ("Stream 7 ·2"), described with the
+// others; its events go on its track's sequence and name the lane's track
+// (track_uuid), so a track's begins and ends stay in one time order.
+//
 // The trace's description comes first (at the clock's reference) but says
-// how many slices were clamped and how many arrows were written: planning
-// lays out every window once beforehand to count them, as writing will.
+// how many slices were clamped, how many lanes were drawn and how many
+// arrows were written: planning lays out every window once beforehand to
+// count them, and to find the lanes, as writing will.
 #include "exporters/perfetto_proto.h"
 
 #include <algorithm>
@@ -174,6 +181,7 @@ constexpr uint8_t kTagCategoryIid = tag(3, WireType::Varint);               // c
 constexpr uint8_t kTagDebugAnnotation = tag(4, WireType::LengthDelimited);  // debug_annotations
 constexpr uint8_t kTagType = tag(9, WireType::Varint);                      // type
 constexpr uint8_t kTagNameIid = tag(10, WireType::Varint);                  // name_iid
+constexpr uint8_t kTagTrackUuid = tag(11, WireType::Varint);                // track_uuid
 // flow_ids_old = 36 and terminating_flow_ids_old = 42, repeated uint64: two-byte tags.
 constexpr uint8_t kTagFlowId[2] = {(36 << 3 & 0x7F) | 0x80, 36 << 3 >> 7};
 constexpr uint8_t kTagTerminatingFlowId[2] = {(42 << 3 & 0x7F) | 0x80, 42 << 3 >> 7};
@@ -199,6 +207,7 @@ constexpr uint8_t kIncrementalStateCleared = 1;
 constexpr uint8_t kNeedsIncrementalState = 2;
 constexpr uint32_t kClockTrace = 64;    // sequence-scoped, incremental: the trace's clock
 constexpr uint32_t kClockRealtime = 1;  // BuiltinClock REALTIME
+constexpr uint32_t kClockBoottime = 6;  // BuiltinClock BOOTTIME
 
 // Bytes gathered before one write to the stream.
 constexpr size_t kFlushBytes = size_t{1} << 20;
@@ -285,7 +294,9 @@ constexpr const char* kCategoryNames[kCategoryCount] = {
   X(NcclOp, "nccl_op")                                         \
   X(NcclDtype, "nccl_dtype")                                   \
   X(NcclAlgo, "nccl_algo")                                     \
-  X(NcclProto, "nccl_proto")
+  X(NcclProto, "nccl_proto")                                   \
+  X(MaxLanes, "max_lanes")                                     \
+  X(LaneTracks, "lane_tracks")
 // clang-format on
 
 enum class Arg : uint32_t {
@@ -375,7 +386,8 @@ struct Track {
   uint64_t uuid = 0;
   size_t first = 0;  // the window's slices before layout: slices_[first, first + count)
   size_t count = 0;
-  size_t held = 0;  // slices its layout holds for a later window (moved past the window's end)
+  uint32_t lanes = 1;       // lanes of its slices (TrackLayout), itself included
+  uint64_t firstLane = 0;   // the uuid of its lane 1; lane k's is firstLane + k - 1
   size_t firstInstant = 0;  // its instants: instants_[firstInstant, firstInstant + instantCount)
   size_t instantCount = 0;
 };
@@ -389,9 +401,27 @@ struct Instant {
 // Where a track is in writing its events out: its slices of the window
 // (laid out), its instants, its open slices.
 struct Cursor {
+  struct Open {
+    uint64_t end;
+    uint32_t lane;
+  };
   size_t slice = 0, sliceEnd = 0;
   size_t instant = 0, instantEnd = 0;
-  std::vector<uint64_t> open;  // ends of the slices begun and not yet ended, innermost last
+  // The slices begun and not yet ended, the next to end last: by end
+  // descending, and at equal ends the innermost (begun later) last. With one
+  // lane they nest, so a new one goes at the back.
+  std::vector<Open> open;
+  void begin(uint64_t end, uint32_t lane) {
+    if (open.empty() || open.back().end >= end) {  // nested in the last: most slices
+      Open& o = open.emplace_back();               // in place: see TrackLayout::push
+      o.end = end;
+      o.lane = lane;
+      return;
+    }
+    size_t at = open.size();
+    while (at > 0 && open[at - 1].end < end) --at;
+    open.insert(open.begin() + static_cast<std::ptrdiff_t>(at), Open{end, lane});
+  }
 };
 
 enum Phase : uint8_t {
@@ -602,6 +632,7 @@ class SourceWriter {
     findTracks();
     countGpuSlices();
     countClampedAndFlows();
+    addLaneTracks();
     sequences_.resize(1 + tracks_.size());
     for (size_t i = 0; i < sequences_.size(); ++i) {
       sequences_[i].id = firstSequence_ + static_cast<uint32_t>(i);
@@ -611,6 +642,8 @@ class SourceWriter {
   uint64_t endUuid() const { return nextUuid_; }
   uint32_t endSequence() const { return firstSequence_ + static_cast<uint32_t>(sequences_.size()); }
   uint64_t clamped() const { return clamped_; }
+  uint32_t maxLanes() const { return maxLanes_; }
+  uint64_t laneTracks() const { return laneTracks_; }
   uint64_t incomplete() const { return incomplete_; }
   uint64_t flowsWritten() const { return flowsWritten_; }
   uint64_t windows() const { return windows_.size() - 1; }
@@ -646,7 +679,7 @@ class SourceWriter {
     uint64_t ts = UINT64_MAX;
     uint8_t phase = kPhaseNone;
     if (!c.open.empty()) {
-      ts = c.open.back();
+      ts = c.open.back().end;
       phase = kPhaseEnd;
     }
     if (c.instant < c.instantEnd) {
@@ -678,7 +711,7 @@ class SourceWriter {
     Cursor& c = cursors_[k - 1];
     switch (phase) {
       case kPhaseEnd:
-        writeEnd(c.open.back());
+        writeEnd(c.open.back().end, laneUuid(k - 1, c.open.back().lane));
         c.open.pop_back();
         break;
       case kPhaseInstant:
@@ -686,8 +719,10 @@ class SourceWriter {
         break;
       case kPhaseBegin: {
         const Slice& s = slices_[c.slice++];
+        eventTrackUuid_ = laneUuid(k - 1, s.lane);
         writeBegin(s);
-        c.open.push_back(s.end);
+        eventTrackUuid_ = 0;
+        c.begin(s.end, s.lane);
         break;
       }
       default:
@@ -812,8 +847,13 @@ class SourceWriter {
 
   static bool isGpu(const Track& t) { return t.kind == TrackKind::Stream || t.kind == TrackKind::Sync; }
   static OverlapPolicy policyOf(const Track& t) {
-    // A stream runs one thing at a time: an overlap there is clock jitter.
-    return t.kind == TrackKind::Stream ? OverlapPolicy::MoveStart : OverlapPolicy::ClampEnd;
+    // Work on a stream never nests: any overlap there is concurrent work.
+    return t.kind == TrackKind::Stream ? OverlapPolicy::OneAtATime : OverlapPolicy::Nest;
+  }
+  // The uuid an event of lane `lane` of track `t` names, 0 for the track
+  // itself (its sequence's default).
+  uint64_t laneUuid(size_t t, uint32_t lane) const {
+    return lane == 0 ? 0 : tracks_[t].firstLane + lane - 1;
   }
 
   // Finds every track with a first pass over the slices, which also plans
@@ -897,9 +937,7 @@ class SourceWriter {
 
   // Lays out window `w`: the slices starting in it, grouped by track in two
   // passes (count, then place), each track's run of its layout (TrackLayout)
-  // written over them in place, after the slices the layout held from
-  // earlier windows (a run never writes past what it has read, as it emits
-  // no more than it was given and held); each track's cursor on the result.
+  // written over them in place; each track's cursor on the result.
   void layOutWindow(size_t w) {
     window_ = w;
     const uint64_t from = windows_[w];
@@ -908,8 +946,8 @@ class SourceWriter {
     forEachSlice(from, to, [&](uint32_t t, const Slice&) { ++tracks_[t].count; });
     size_t total = 0;
     for (Track& t : tracks_) {
-      t.first = total + t.held;
-      total += t.held + t.count;
+      t.first = total;
+      total += t.count;
       t.count = 0;
     }
     resizeWindow(slices_, total);
@@ -920,13 +958,11 @@ class SourceWriter {
     for (size_t i = 0; i < tracks_.size(); ++i) {
       Track& t = tracks_[i];
       Cursor& c = cursors_[i];
-      c.slice = c.sliceEnd = t.first - t.held;
-      if (t.count == 0 && !layouts_[i].pending()) continue;
+      c.slice = c.sliceEnd = t.first;
+      if (t.count == 0) continue;
       Slice* first = slices_.data() + t.first;
-      Slice* out = slices_.data() + c.slice;
       size_t emitted = 0;
-      layouts_[i].run(first, first + t.count, to, [&](const Slice& s) { out[emitted++] = s; });
-      t.held = t.held + t.count - emitted;
+      layouts_[i].run(first, first + t.count, [&](const Slice& s) { first[emitted++] = s; });
       c.sliceEnd = c.slice + emitted;
     }
   }
@@ -1022,13 +1058,25 @@ class SourceWriter {
       }
       for (const auto& call : calls) callsBefore.insert(call.first);
     }
-    for (const TrackLayout& l : layouts_) clamped_ += l.changed();
+    for (size_t i = 0; i < tracks_.size(); ++i) {
+      clamped_ += layouts_[i].changed();
+      tracks_[i].lanes = layouts_[i].lanes();
+      maxLanes_ = std::max(maxLanes_, tracks_[i].lanes);
+    }
     if (windows_.size() > 2) {
-      for (size_t i = 0; i < tracks_.size(); ++i) {
-        layouts_[i] = TrackLayout(policyOf(tracks_[i]));
-        tracks_[i].held = 0;
-      }
+      for (size_t i = 0; i < tracks_.size(); ++i) layouts_[i] = TrackLayout(policyOf(tracks_[i]));
       layOutWindow(0);
+    }
+  }
+
+  // Lanes past the first are tracks of their own, children of their track,
+  // with uuids after every other track's.
+  void addLaneTracks() {
+    for (Track& t : tracks_) {
+      if (t.lanes < 2) continue;
+      t.firstLane = nextUuid_;
+      nextUuid_ += t.lanes - 1;
+      laneTracks_ += t.lanes - 1;
     }
   }
 
@@ -1058,6 +1106,14 @@ class SourceWriter {
     clock = p.beginNested(clock_field::kClocks);
     p.varintField(clock_field::kClockId, kClockRealtime);
     p.varintField(clock_field::kTimestamp, base_ + offset_);  // modulo 2^64: either sign
+    p.endNestedCompact(clock);
+    // BOOTTIME, Perfetto's default trace clock: without it in the snapshot
+    // the importer counts clock_sync_unrelatable_clock_domains on every file
+    // (PERFETTO.md). It is given REALTIME's value: the trace's times are
+    // REALTIME (primary_trace_clock), so it moves no event.
+    clock = p.beginNested(clock_field::kClocks);
+    p.varintField(clock_field::kClockId, kClockBoottime);
+    p.varintField(clock_field::kTimestamp, base_ + offset_);
     p.endNestedCompact(clock);
     p.varintField(clock_field::kPrimaryTraceClock, kClockRealtime);
     p.endNestedCompact(snapshot);
@@ -1118,6 +1174,40 @@ class SourceWriter {
         });
       }
       descriptorPacket([&](ProtoWriter& p) { describe(p, t); });
+      describeLanes(t);
+    }
+  }
+
+  // The track's name as a user sees it.
+  std::string trackName(const Track& t) const {
+    switch (t.kind) {
+      case TrackKind::HostThread:
+        return hostThreadName(trace_, t.id);
+      case TrackKind::Overhead:
+        return kOverheadTrackName;
+      case TrackKind::NvtxRange:
+        return std::string(trace_.strings.get(t.id));
+      case TrackKind::Stream:
+        return streamTrackName(trace_, t.id, t.context);
+      case TrackKind::Sync:
+        return syncTrackName(trace_, t.id);
+    }
+    return {};
+  }
+
+  // Lanes past the first: children of the track, right under it in lane
+  // order, named after it ("Stream 7 ·2"), never merged with each other.
+  void describeLanes(const Track& t) {
+    if (t.lanes < 2) return;
+    const std::string name = trackName(t);
+    for (uint32_t lane = 1; lane < t.lanes; ++lane) {
+      descriptorPacket([&](ProtoWriter& p) {
+        p.varintField(track_field::kUuid, t.firstLane + lane - 1);
+        p.bytesField(track_field::kName, validUtf8(laneName(name, lane)));
+        p.varintField(track_field::kParentUuid, t.uuid);
+        p.varintField(track_field::kSiblingOrderRank, lane);
+        p.varintField(track_field::kSiblingMergeBehavior, track_field::kMergeNone);
+      });
     }
   }
 
@@ -1129,6 +1219,8 @@ class SourceWriter {
 
   void describe(ProtoWriter& p, const Track& t) {
     p.varintField(track_field::kUuid, t.uuid);
+    if (t.lanes > 1)
+      p.varintField(track_field::kChildOrdering, track_field::kChildOrderingExplicit);
     switch (t.kind) {
       case TrackKind::HostThread: {
         auto thread = p.beginNested(track_field::kThread);
@@ -1331,9 +1423,9 @@ class SourceWriter {
     te_.bytes(v);
   }
   void argString(Arg a, std::string_view v) { argString(argIid(a), v); }
-  // How much layoutTrack cut off the slice to fit it on its track.
+  // How much the layout cut off the slice: only past kMaxLanes lanes (track_layout.h).
   void clampArg(const Slice& s, uint64_t start, uint64_t end) {
-    if (s.adjusted) argUint(Arg::ClampedNs, (end - start) - (s.end - s.start));
+    if (s.end - s.start != end - start) argUint(Arg::ClampedNs, (end - start) - (s.end - s.start));
   }
   void graphArgs(uint32_t graphId, uint64_t graphNodeId) {
     if (graphId != 0) argUint(Arg::GraphId, graphId);
@@ -1426,6 +1518,11 @@ class SourceWriter {
   // The packet of the event in te_ at `ts`, with the interned data it needs:
   // fields 8, 10, 11 and 12 in order, lengths computed first.
   void finishEvent(uint64_t ts) {
+    if (eventTrackUuid_ != 0) {  // a lane's: TrackEvent.track_uuid
+      uint8_t* p = te_.tail(1 + 10);
+      *p++ = kTagTrackUuid;
+      te_.setTail(putVarint(p, eventTrackUuid_));
+    }
     const uint64_t delta = ts - seq_->lastTs;
     seq_->lastTs = ts;
     const size_t teLen = te_.size();
@@ -1456,11 +1553,12 @@ class SourceWriter {
     o_.maybeFlush();
   }
 
-  // SLICE_END: timestamp, sequence, {type}.
-  void writeEnd(uint64_t ts) {
+  // SLICE_END: timestamp, sequence, {type, and the lane's track_uuid when not 0}.
+  void writeEnd(uint64_t ts, uint64_t trackUuid) {
     const uint64_t delta = ts - seq_->lastTs;
     seq_->lastTs = ts;
-    const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq_->id) + 2 + 2;  // < 128
+    const size_t te = 2 + (trackUuid != 0 ? 1 + varintSize(trackUuid) : 0);         // < 128
+    const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq_->id) + 2 + te;  // < 128
     uint8_t* p = b_.tail(2 + body);
     *p++ = kTagPacket;
     *p++ = static_cast<uint8_t>(body);
@@ -1469,9 +1567,13 @@ class SourceWriter {
     *p++ = kTagSequenceId;
     p = putVarint(p, seq_->id);
     *p++ = kTagTrackEvent;
-    *p++ = 2;
+    *p++ = static_cast<uint8_t>(te);
     *p++ = kTagType;
     *p++ = kSliceEnd;
+    if (trackUuid != 0) {
+      *p++ = kTagTrackUuid;
+      p = putVarint(p, trackUuid);
+    }
     b_.setTail(p);
     ++o_.stats.events;
     ++o_.stats.packets;
@@ -1737,6 +1839,8 @@ class SourceWriter {
     argUint(Arg::DroppedRecords, trace_.totalDropped());
     argUint(Arg::IncompleteRecords, incomplete_);
     argUint(Arg::ClampedSlices, clamped_);
+    argUint(Arg::MaxLanes, maxLanes_);
+    argUint(Arg::LaneTracks, laneTracks_);
     argUint(Arg::Flows, flows_);
     const std::string apiCalls = describeApiSets(recordedApiSets(trace_));
     if (!apiCalls.empty()) argString(dynamicArgIid("api_calls"), apiCalls);
@@ -1765,6 +1869,9 @@ class SourceWriter {
   uint64_t base_ = 0;  // the clock's reference: every sequence's clock starts there
   uint64_t incomplete_ = 0;
   uint64_t clamped_ = 0;       // planned (countClampedAndFlows), for the description
+  uint32_t maxLanes_ = 1;      // likewise: the most lanes of one track
+  uint64_t laneTracks_ = 0;    // lanes past each track's first (addLaneTracks)
+  uint64_t eventTrackUuid_ = 0;  // of the event being written when not its sequence's track
   uint64_t flows_ = 0;         // planned likewise
   uint64_t flowsWritten_ = 0;  // arrows written, both ends
   uint64_t nextUuid_ = 0;
@@ -1921,6 +2028,8 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   PerfettoExportStats stats = o.stats;
   for (const auto& s : sources) {
     stats.clamped += s->clamped();
+    stats.maxLanes = std::max(stats.maxLanes, s->maxLanes());
+    stats.laneTracks += s->laneTracks();
     stats.incomplete += s->incomplete();
     stats.flows += s->flowsWritten();
     stats.windows += s->windows();

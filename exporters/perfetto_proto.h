@@ -16,7 +16,9 @@ struct PerfettoExportStats {
   uint64_t events = 0;   // TrackEvents written: slice begins and ends, instants
   uint64_t packets = 0;  // TracePackets written (events, track descriptors, first packets)
   uint64_t bytes = 0;    // bytes written to the stream
-  uint64_t clamped = 0;  // slices moved or shortened so that no two on one track partially overlap
+  uint64_t clamped = 0;  // slices cut to fit: only past kMaxLanes lanes (track_layout.h)
+  uint32_t maxLanes = 1;    // the most lanes of one track, the track itself included
+  uint64_t laneTracks = 0;  // lane tracks past each track's first
   uint64_t flows = 0;    // launch -> GPU work arrows written (each has both of its ends)
   uint64_t incomplete = 0;  // records not drawn: no start, or no end, or an end before the start
   uint64_t windows = 0;  // windows of start times the slices were laid out in, over all traces

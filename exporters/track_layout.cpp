@@ -8,13 +8,18 @@
 #include "core/rank_info.h"
 
 namespace cuptitrace {
-uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy) {
+uint32_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy) {
   TrackLayout layout(policy);
-  // Kept slices are written back in place, in their final order; `write`
-  // never passes the slice being read, because a slice is kept at most once.
+  // Slices are written back in place, in their final order: `write` never
+  // passes the slice being read.
   Slice* write = begin;
-  layout.run(begin, end, UINT64_MAX, [&](const Slice& s) { *write++ = s; });
-  return layout.changed();
+  layout.run(begin, end, [&](const Slice& s) { *write++ = s; });
+  return layout.lanes();
+}
+
+std::string laneName(const std::string& name, uint32_t lane) {
+  // "·" (U+00B7): the lane reads as part of the track's name, not as another stream.
+  return lane == 0 ? name : name + " \u00b7" + std::to_string(lane + 1);
 }
 
 // ---- Names -------------------------------------------------------------------

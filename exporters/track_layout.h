@@ -1,7 +1,10 @@
-// Where the Chrome JSON timeline puts things, and how slices on one track are
-// made to nest. Perfetto reads the X slices of one (pid, tid) as a call
-// stack: a slice that starts inside another and ends after it is an import
-// error (see PERFETTO.md), so every track is laid out here before it is written.
+// Where the timeline exporters (Chrome JSON, Perfetto protobuf) put things,
+// and how slices that overlap on one track are drawn: Perfetto reads the
+// slices of one track as a call stack, where a slice that starts inside
+// another and ends after it is an import error (see PERFETTO.md). Nothing is
+// shortened to fit: overlapping slices go on lanes of their track, extra
+// tracks that show under it and read as the same track ("Stream 7",
+// "Stream 7 ·2"). Every track is laid out here before it is written.
 #pragma once
 
 #include <algorithm>
@@ -45,25 +48,31 @@ enum class SliceSource : uint8_t {
 };
 
 struct Slice {
-  uint64_t start;  // ns on the trace clock
-  uint64_t end;    // ns; start and end may be changed by layoutTrack
+  uint64_t start;  // ns on the trace clock, the record's
+  uint64_t end;    // ns, the record's (cut only past kMaxLanes: see TrackLayout)
   uint32_t index;  // the record's index within its kind's sequence
   uint16_t tie;    // order among equal bounds and equal source (NVTX depth)
   SliceSource source;
-  uint8_t adjusted;  // 1 when layoutTrack moved start or end
+  uint8_t lane;  // set by TrackLayout: 0 is the track itself, 1 its first extra lane
 };
 static_assert(sizeof(Slice) == 24, "slices are held for every record: keep them small");
 
-// How a partial overlap on a track is removed.
+// The most lanes of one track, the track itself included. A GPU runs at most
+// 128 kernels at once, so a stream never needs more; past it a slice is cut
+// to nest in the last lane, and counted (clamped_slices).
+inline constexpr uint32_t kMaxLanes = 128;
+
+// Which overlaps a lane may hold.
 enum class OverlapPolicy : uint8_t {
-  // The later slice is cut to end where the slice it starts in ends. For CPU
-  // threads: calls and ranges there really nest, an overlap is an oddity.
-  ClampEnd,
-  // The later slice starts where the one it overlaps ends, and keeps its end.
-  // For CUDA streams: a stream runs one thing at a time, so an overlap is
-  // clock jitter of a few ns, and cutting the later kernel down to the overlap
-  // (ClampEnd) would show a long kernel as a sliver nested in its predecessor.
-  MoveStart,
+  // CPU threads (API calls, push/pop ranges, synchronization, overhead): a
+  // slice that lies inside another nests under it, on its lane; only a
+  // partial overlap needs another lane.
+  Nest,
+  // CUDA streams: work on a stream never nests (a kernel inside a copy is
+  // concurrent work: graph branches, or clock jitter of a few ns), so any
+  // overlap goes on another lane. Only a whole graph launch (graph-level
+  // tracing) encloses the work it ran.
+  OneAtATime,
 };
 
 // The order of slices on a track: start ascending; at equal starts the
@@ -78,78 +87,112 @@ inline bool inTrackOrder(const Slice& a, const Slice& b) {
   return a.index < b.index;
 }
 
-// Lays out one track a window of start times at a time, so that a timeline
-// need not hold all its slices at once: each run is given the slices that
-// start in the next window and carries over what reaches past its end (the
-// ends of the slices open there, slices whose start was moved past it).
-// Runs over consecutive windows give exactly what one run over all of them
-// gives (layoutTrack).
+// Puts the slices of one track on lanes, in track order, a window of start
+// times at a time, so that a timeline need not hold all its slices at once:
+// each run is given the slices that start in the next window and carries
+// over what is open on each lane. A slice goes on the first lane where it
+// fits (nothing open there, or it nests in what is open, as the policy
+// allows); a new lane is opened only when it fits on none: greedy interval
+// partitioning by start, which for slices that never nest (a stream) opens
+// as many lanes as the most slices running at once. Runs over consecutive
+// windows give exactly what one run over all of them gives (layoutTrack),
+// and both timeline exporters lay out with this class, so they agree.
 class TrackLayout {
  public:
   explicit TrackLayout(OverlapPolicy policy) : policy_(policy) {}
 
-  // Orders [begin, end), slices starting in [previous windowEnd, windowEnd),
-  // and passes each kept slice to emit(const Slice&) in its final order,
-  // with the slices moved in earlier runs that now start before windowEnd.
-  // Slices moved to windowEnd or later wait for a later run.
+  // Orders [begin, end), slices starting after those of the earlier runs,
+  // sets each one's lane and passes it to emit(const Slice&) in track order.
   template <typename Emit>
-  void run(Slice* begin, Slice* end, uint64_t windowEnd, Emit&& emit) {
+  void run(Slice* begin, Slice* end, Emit&& emit) {
     // Records arrive nearly in order (a stream's kernels, a thread's calls in
     // order of completion); checking first skips most sorts.
     if (!std::is_sorted(begin, end, inTrackOrder)) std::sort(begin, end, inTrackOrder);
-    // Everything is visited in track order, moved slices included, so a slice
-    // is only ever checked against what encloses it at its final start.
-    Slice* read = begin;
-    for (;;) {
-      Slice s;
-      if (!moved_.empty() &&
-          (read == end ? moved_.top().start < windowEnd : inTrackOrder(moved_.top(), *read))) {
-        s = moved_.top();
-        moved_.pop();
-      } else if (read != end) {
-        s = *read++;
-      } else {
-        break;
-      }
-      while (!open_.empty() && open_.back() <= s.start) open_.pop_back();
-      if (!open_.empty() && s.end > open_.back()) {
-        changed_ += s.adjusted ? 0 : 1;
-        s.adjusted = 1;
-        if (policy_ == OverlapPolicy::MoveStart) {
-          // Still ends after the new start (s.end > open_.back()), so it never
-          // shrinks to nothing; each move strictly advances the start.
-          s.start = open_.back();
-          moved_.push(s);
-          continue;
-        }
-        s.end = open_.back();
-      }
-      open_.push_back(s.end);
+    for (Slice* p = begin; p != end; ++p) {
+      Slice s = *p;
+      place(s);
       emit(static_cast<const Slice&>(s));
     }
   }
 
-  // Slices changed so far, each counted once.
+  // Lanes opened so far, the track itself included (at least 1).
+  uint32_t lanes() const { return lanes_.empty() ? 1 : static_cast<uint32_t>(lanes_.size()); }
+  // Slices cut to fit the last lane, past kMaxLanes (each counted once).
   uint64_t changed() const { return changed_; }
-  // Moved slices still waiting for their window.
-  bool pending() const { return !moved_.empty(); }
 
  private:
-  struct ComesLater {
-    bool operator()(const Slice& a, const Slice& b) const { return inTrackOrder(b, a); }
+  struct Open {
+    uint64_t end;
+    bool encloses;  // may hold slices inside it on its lane
   };
+  void place(Slice& s) {
+    // Most tracks have one lane, where most slices fit: checked first, inline.
+    if (!lanes_.empty()) {
+      std::vector<Open>& open = lanes_.front();
+      while (!open.empty() && open.back().end <= s.start) open.pop_back();
+      if (open.empty()) {
+        s.lane = 0;
+        push(open, s);
+        return;
+      }
+    }
+    placeSlow(s);
+  }
+  void placeSlow(Slice& s) {
+    for (size_t l = 0; l < lanes_.size(); ++l) {
+      std::vector<Open>& open = lanes_[l];
+      while (!open.empty() && open.back().end <= s.start) open.pop_back();
+      // An empty slice overlaps nothing: it may sit inside any slice.
+      if (open.empty() || (s.end <= open.back().end && (open.back().encloses || s.start == s.end)))
+        return put(s, l);
+    }
+    if (lanes_.size() < kMaxLanes) {
+      lanes_.emplace_back();
+      return put(s, lanes_.size() - 1);
+    }
+    // Every lane is taken: the slice nests in the last one, cut if it must be.
+    const uint64_t innermost = lanes_.back().back().end;
+    if (s.end > innermost) {
+      s.end = innermost;
+      ++changed_;
+    }
+    put(s, lanes_.size() - 1);
+  }
+  void put(Slice& s, size_t lane) {
+    s.lane = static_cast<uint8_t>(lane);
+    push(lanes_[lane], s);
+  }
+  // Written field by field in place: a whole Open built aside and copied in
+  // costs a stalled load per slice (two narrow stores read back as one).
+  void push(std::vector<Open>& open, const Slice& s) {
+    Open& o = open.emplace_back();
+    o.end = s.end;
+    o.encloses = policy_ == OverlapPolicy::Nest || s.source == SliceSource::Graph;
+  }
+
   OverlapPolicy policy_;
-  std::vector<uint64_t> open_;  // ends of the slices enclosing the current position, innermost last
-  std::priority_queue<Slice, std::vector<Slice>, ComesLater> moved_;  // waiting for their new start
+  // By lane: what is open at the current position, innermost last.
+  std::vector<std::vector<Open>> lanes_;
   uint64_t changed_ = 0;
 };
 
-// Orders the slices of one track (inTrackOrder) and removes every partial
-// overlap under `policy`, so that the slices, written in this order, nest
-// properly: any two are disjoint (touching allowed) or one contains the
-// other. Returns the number of slices changed, each counted once and marked
-// `adjusted`. A slice touching the end of another (start == end) is not an overlap.
-uint64_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy);
+// Lays out one track whole (TrackLayout): orders the slices (inTrackOrder)
+// and sets their lanes, so that the slices of each lane, written in this
+// order, nest properly: any two are disjoint (touching allowed) or one
+// contains the other. Returns the number of lanes. A slice touching the end
+// of another (start == end) is not an overlap.
+uint32_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy);
+
+// The thread id of lane `lane` of a JSON track whose own tid is `tid`. OS
+// thread ids (below 2^22, moved in steps of 2^22 by merge) and CUPTI stream
+// ids are far below 2^24 and lanes below 2^7, so lane tids stay below 2^31
+// (Perfetto wants non-negative ids) and apart from every thread and stream,
+// and from the sync and overhead tids for tids below 0xFF0000.
+constexpr uint32_t laneTid(uint32_t tid, uint32_t lane) {
+  return lane == 0 ? tid : tid + (lane << 24);
+}
+// The name of lane `lane` of a track named `name`: "Stream 7", "Stream 7 ·2".
+std::string laneName(const std::string& name, uint32_t lane);
 
 // ---- Shared by the timeline exporters (Chrome JSON, Perfetto protobuf) ------
 // Both draw the same timeline; what they must agree on lives here.

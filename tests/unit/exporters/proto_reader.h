@@ -507,9 +507,13 @@ inline Decoded decodePerfetto(std::string bytes) {
     if (p.has(f::kClockSnapshot)) {
       const Message snapshot = p.msg(f::kClockSnapshot);
       if (snapshot.u(f::kPrimaryClock, 0) != f::kRealtime) problem(i, "trace clock is not REALTIME");
-      uint64_t clock = 0, realtime = 0;
-      bool haveRealtime = false;
+      uint64_t clock = 0, realtime = 0, boottime = 0;
+      bool haveRealtime = false, haveBoottime = false;
       for (const Message& c : snapshot.msgs(f::kClocks)) {
+        if (c.u(f::kClockId) == 6) {  // BOOTTIME
+          boottime = c.u(f::kClockTimestamp);
+          haveBoottime = true;
+        }
         if (c.u(f::kClockId) == 64) {
           clock = c.u(f::kClockTimestamp);
           s.clockValue = clock;
@@ -521,6 +525,10 @@ inline Decoded decodePerfetto(std::string bytes) {
         }
       }
       if (!s.haveClock || !haveRealtime) problem(i, "clock snapshot without clock 64 and REALTIME");
+      // Without BOOTTIME, Perfetto's default clock, trace processor counts
+      // clock_sync_unrelatable_clock_domains (PERFETTO.md); ours equals REALTIME.
+      if (!haveBoottime || boottime != realtime)
+        problem(i, "clock snapshot without BOOTTIME at REALTIME's value");
       s.offset = static_cast<int64_t>(realtime - clock);
       s.lastTs = clock;
       d.sequenceOffsets[id] = s.offset;

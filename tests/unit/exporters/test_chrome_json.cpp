@@ -387,36 +387,100 @@ TEST_CASE("chrome json: slices on every track of the sample nest properly") {
   CHECK(partialOverlap(e.events()) == "");
   CHECK(e.stats.clamped == 0);
   CHECK(e.meta()["clamped_slices"] == 0);
-  // The memset runs inside the copy on stream 9: nested, not clamped.
-  CHECK_FALSE(sliceByCorrelation(e.events(), "memset", 15)["args"].contains("clamped_ns"));
+  // The memset runs inside the copy on stream 9: concurrent work, on the stream's second lane.
+  const json set = sliceByCorrelation(e.events(), "memset", 15);
+  CHECK_FALSE(set["args"].contains("clamped_ns"));
+  CHECK(set["tid"] == laneTid(9, 1));
+  CHECK(sliceByCorrelation(e.events(), "memcpy", 14)["tid"] == 9);
+  CHECK(e.meta()["max_lanes"] == 2);
+  CHECK(e.meta()["lane_tracks"] == 1);
 }
 
-TEST_CASE("chrome json: overlapping kernels on one stream are separated and counted") {
+TEST_CASE("chrome json: overlapping kernels on one stream go on lanes with their own times") {
   Trace t;
   initTrace(t);
   const uint64_t b = t.meta.baseTimestampNs;
   addKernel(t, b + 100, b + 300, 1);
-  addKernel(t, b + 200, b + 400, 2);     // 100 ns of clock jitter into the first
+  addKernel(t, b + 200, b + 400, 2);     // runs with the first
   addKernel(t, b + 250, b + 350, 3, 8);  // another stream: no conflict
+  addKernel(t, b + 300, b + 500, 4);     // the first has ended: its lane again
   const Exported e = exportTrace(t);
   CHECK(partialOverlap(e.events()) == "");
-  CHECK(e.stats.clamped == 1);
-  CHECK(e.meta()["clamped_slices"] == 1);
-  json first = sliceByCorrelation(e.events(), "kernel", 1);
-  CHECK(ns(first["ts"]) == 100);
-  CHECK(ns(first["dur"]) == 200);
-  CHECK_FALSE(first["args"].contains("clamped_ns"));
-  // The later kernel starts where the earlier ends, and keeps its end.
-  json second = sliceByCorrelation(e.events(), "kernel", 2);
-  CHECK(ns(second["ts"]) == 300);
-  CHECK(ns(second["dur"]) == 100);
-  CHECK(second["args"]["clamped_ns"] == 100);
-  json other = sliceByCorrelation(e.events(), "kernel", 3);
-  CHECK(ns(other["ts"]) == 250);
-  CHECK(ns(other["dur"]) == 100);
+  CHECK(e.stats.clamped == 0);
+  CHECK(e.meta()["clamped_slices"] == 0);
+  CHECK(e.meta()["max_lanes"] == 2);
+  CHECK(e.meta()["lane_tracks"] == 1);
+  CHECK(e.stats.laneTracks == 1);
+  const uint64_t starts[] = {100, 200, 250, 300}, ends[] = {300, 400, 350, 500};
+  const int64_t tids[] = {7, laneTid(7, 1), 8, 7};
+  for (uint32_t c = 1; c <= 4; ++c) {
+    const json k = sliceByCorrelation(e.events(), "kernel", c);
+    INFO("kernel " << c);
+    CHECK(ns(k["ts"]) == starts[c - 1]);
+    CHECK(ns(k["dur"]) == ends[c - 1] - starts[c - 1]);
+    CHECK(k["tid"] == tids[c - 1]);
+    CHECK_FALSE(k["args"].contains("clamped_ns"));
+  }
+  // The lane is named after its stream and sorts right under it.
+  const json& ev = e.events();
+  auto meta = [&](const char* name, int64_t tid) {
+    for (const json& x : ev)
+      if (x["ph"] == "M" && x["name"] == name && x["pid"] == kGpuPid && x["tid"] == tid)
+        return x["args"];
+    return json();
+  };
+  CHECK(meta("thread_name", laneTid(7, 1))["name"] == "Stream 7 \u00b72");
+  const int64_t s7 = meta("thread_sort_index", 7)["sort_index"];
+  CHECK(meta("thread_sort_index", laneTid(7, 1))["sort_index"] == s7 + 1);
+  CHECK(meta("thread_sort_index", 8)["sort_index"] == s7 + 2);
 }
 
-TEST_CASE("chrome json: a call that outlives its enclosing range is cut at the range end") {
+TEST_CASE("chrome json: a graph's branches get a lane each and an arrow each from its launch") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  // 12 graph branches of different lengths, replayed 3 times on one stream;
+  // each replay's kernels share the correlation id of its cudaGraphLaunch.
+  for (uint32_t replay = 0; replay < 3; ++replay) {
+    const uint64_t at = b + 10000 * replay;
+    addApi(t, at, at + 5, 100 + replay, kHostPid, ApiDomain::Runtime, "cudaGraphLaunch");
+    for (uint64_t branch = 0; branch < 12; ++branch)
+      addKernel(t, at + 10 + branch, at + 1000 + 300 * branch, 100 + replay);
+  }
+  const Exported e = exportTrace(t);
+  CHECK(partialOverlap(e.events()) == "");
+  CHECK(e.meta()["max_lanes"] == 12);
+  CHECK(e.meta()["lane_tracks"] == 11);
+  CHECK(e.meta()["clamped_slices"] == 0);
+  std::map<uint64_t, json> sources;  // bind_id -> the call
+  for (const json& x : e.events())
+    if (x.value("flow_out", false)) sources[x.at("bind_id").get<uint64_t>()] = x;
+  CHECK(sources.size() == 3);
+  std::set<int64_t> tids;
+  std::map<uint64_t, int> ends;  // bind_id -> kernels it reaches
+  const std::vector<json> kernels = slices(e.events(), "kernel");
+  REQUIRE(kernels.size() == 36);
+  for (const json& k : kernels) {
+    const uint64_t start = ns(k["ts"]);
+    const uint64_t replay = start / 10000, branch = start % 10000 - 10;
+    INFO("replay " << replay << " branch " << branch);
+    CHECK(ns(k["dur"]) == 1000 + 300 * branch - 10 - branch);
+    CHECK(k["tid"] == laneTid(7, static_cast<uint32_t>(branch)));  // each replay reuses the lanes
+    tids.insert(k["tid"].get<int64_t>());
+    // Its arrow: from the launch of its replay, one source for the 12 ends.
+    REQUIRE(k.value("flow_in", false));
+    const uint64_t id = k["bind_id"].get<uint64_t>();
+    REQUIRE(sources.count(id) == 1);
+    CHECK(sources[id]["args"]["correlation"] == 100 + replay);
+    ++ends[id];
+  }
+  CHECK(tids.size() == 12);
+  REQUIRE(ends.size() == 3);
+  for (const auto& [id, n] : ends) CHECK(n == 12);
+  CHECK(e.stats.flows == 36);
+}
+
+TEST_CASE("chrome json: a call that outlives its enclosing range goes on a lane, untouched") {
   Trace t;
   initTrace(t);
   const uint64_t b = t.meta.baseTimestampNs;
@@ -424,11 +488,12 @@ TEST_CASE("chrome json: a call that outlives its enclosing range is cut at the r
   addApi(t, b + 200, b + 400, 1);
   const Exported e = exportTrace(t);
   CHECK(partialOverlap(e.events()) == "");
-  CHECK(e.meta()["clamped_slices"] == 1);
+  CHECK(e.meta()["clamped_slices"] == 0);
   json call = slices(e.events(), "cuda_runtime").at(0);
   CHECK(ns(call["ts"]) == 200);
-  CHECK(ns(call["dur"]) == 100);
-  CHECK(call["args"]["clamped_ns"] == 100);
+  CHECK(ns(call["dur"]) == 200);
+  CHECK_FALSE(call["args"].contains("clamped_ns"));
+  CHECK(call["tid"] == laneTid(kHostPid, 1));
 }
 
 TEST_CASE("chrome json: incomplete records are not drawn but counted") {

@@ -194,6 +194,8 @@ TEST_CASE("context names: protobuf tracks have the JSON's names") {
   CHECK(d.problemText().empty());
   std::vector<std::string> expected = {
       "Stream 7 (context 1)",   "copy \"stream\" (context 1)",       "loader (" + kTrainer + ")",
+      // Its set runs inside its copy: concurrent work, on a second lane.
+      "copy \"stream\" (context 1) \u00b72",
       "Stream 20 (" + kTrainer + ")", "Synchronization (context 1)", "Synchronization (" + kTrainer + ")"};
   std::sort(expected.begin(), expected.end());
   CHECK(gpuTrackNames(d) == expected);

@@ -126,18 +126,24 @@ TEST_CASE("pftrace: each track has a sequence of its own, cleared first", "[pftr
       CHECK_FALSE(p.has(f::kClockSnapshot));
     }
   }
-  // Events name neither their track nor their clock: the sequence's defaults do.
+  // Events name neither their track nor their clock: the sequence's defaults
+  // do. Only those on a lane name it: a lane is on its track's sequence.
   std::map<uint64_t, uint64_t> sequenceOfTrack;
+  size_t onLanes = 0;
   for (const Event& e : d.events) {
     const Message te = d.packets[e.packet].msg(f::kTrackEvent);
-    CHECK_FALSE(te.has(f::kTrackUuid));
+    const bool lane = d.track(e.track).name.find(" \u00b7") != std::string::npos;
+    onLanes += lane ? 1 : 0;
+    CHECK(te.has(f::kTrackUuid) == lane);
     CHECK_FALSE(d.packets[e.packet].has(f::kTimestampClockId));
-    const auto [it, added] = sequenceOfTrack.emplace(e.track, e.sequence);
+    const auto [it, added] =
+        sequenceOfTrack.emplace(lane ? d.track(e.track).parent : e.track, e.sequence);
     CHECK(it->second == e.sequence);  // one sequence per track
   }
   std::set<uint64_t> sequences;
   for (const auto& [track, seq] : sequenceOfTrack) sequences.insert(seq);
   CHECK(sequences.size() == sequenceOfTrack.size());
+  CHECK(onLanes == 2);  // the set inside the copy on stream 9: its begin and end
   CHECK(d.clockReference == 1'000'000'000ull);
   CHECK(d.realtimeReference == 1'000'000'000ull);  // no wall-clock offset known: equal
   for (const auto& [seq, offset] : d.sequenceOffsets) CHECK(offset == 0);
@@ -461,7 +467,11 @@ TEST_CASE("pftrace: arguments of kernels, copies, sets, syncs, calls and overhea
   CHECK(set.begin.name == "Memset (Device)");
   CHECK(set.begin.args.at("memory_kind").s == "Device");
   CHECK(set.begin.args.at("value").u == 0);
-  CHECK(set.depth == 1);  // inside the copy on stream 9: nested, not clamped
+  // Inside the copy on stream 9: concurrent work, on the stream's second lane.
+  CHECK(set.depth == 0);
+  const uint64_t stream9 = d.sliceByCorrelation("memcpy", 14).begin.track;
+  CHECK(d.nameOf(set.begin.track) == d.nameOf(stream9) + " \u00b72");
+  CHECK(d.track(set.begin.track).parent == stream9);
 
   const SliceOut sync = d.slicesOf("sync").at(0);
   CHECK(sync.begin.name == "StreamSynchronize");
@@ -571,29 +581,93 @@ TEST_CASE("pftrace: overlapping start/end ranges go on lanes of their name", "[p
   for (uint64_t lane : lanes) CHECK(d.track(lane).merge == 0);
 }
 
-TEST_CASE("pftrace: overlapping kernels on one stream are separated and counted", "[pftrace]") {
+TEST_CASE("pftrace: overlapping kernels on one stream go on lanes with their own times",
+          "[pftrace]") {
   Trace t;
   initTrace(t);
   const uint64_t b = t.meta.baseTimestampNs;
   addKernel(t, b + 100, b + 300, 1);
-  addKernel(t, b + 200, b + 400, 2);     // 100 ns of clock jitter into the first
+  addKernel(t, b + 200, b + 400, 2);     // runs with the first
   addKernel(t, b + 250, b + 350, 3, 8);  // another stream: no conflict
+  addKernel(t, b + 300, b + 500, 4);     // the first has ended: its lane again
   const Decoded d = exportTrace(t);
   INFO(problems(d));
   CHECK(d.problems.empty());
-  CHECK(d.stats.clamped == 1);
-  const SliceOut first = d.sliceByCorrelation("kernel", 1);
-  CHECK(first.begin.ts == b + 100);
-  CHECK(first.end == b + 300);
-  const SliceOut second = d.sliceByCorrelation("kernel", 2);
-  CHECK(second.begin.ts == b + 300);  // starts where the earlier ends, keeps its end
-  CHECK(second.end == b + 400);
-  CHECK(second.depth == 0);
-  CHECK(second.begin.args.at("clamped_ns").u == 100);
-  const SliceOut other = d.sliceByCorrelation("kernel", 3);
-  CHECK(other.begin.ts == b + 250);
-  CHECK(other.end == b + 350);
-  CHECK(d.instants.at(0).args.at("clamped_slices").u == 1);
+  CHECK(d.stats.clamped == 0);
+  CHECK(d.stats.maxLanes == 2);
+  CHECK(d.stats.laneTracks == 1);
+  const uint64_t stream7 = d.sliceByCorrelation("kernel", 1).begin.track;
+  const uint64_t starts[] = {100, 200, 250, 300}, ends[] = {300, 400, 350, 500};
+  for (uint32_t c = 1; c <= 4; ++c) {
+    const SliceOut k = d.sliceByCorrelation("kernel", c);
+    INFO("kernel " << c);
+    CHECK(k.begin.ts == b + starts[c - 1]);
+    CHECK(k.end == b + ends[c - 1]);
+    CHECK(k.depth == 0);
+    CHECK_FALSE(k.begin.args.count("clamped_ns"));
+  }
+  const TrackInfo& lane = d.track(d.sliceByCorrelation("kernel", 2).begin.track);
+  CHECK(lane.name == "Stream 7 \u00b72");
+  CHECK(lane.parent == stream7);  // a child of the stream: shown under it
+  CHECK(lane.rank == 1);
+  CHECK(lane.merge == 2);                      // never merged with another lane
+  CHECK(d.track(stream7).childOrdering == 3);  // explicit: lanes in order
+  CHECK(d.sliceByCorrelation("kernel", 4).begin.track == stream7);
+  CHECK(d.instants.at(0).args.at("clamped_slices").u == 0);
+  CHECK(d.instants.at(0).args.at("max_lanes").u == 2);
+  CHECK(d.instants.at(0).args.at("lane_tracks").u == 1);
+}
+
+TEST_CASE("pftrace: a graph's branches get a lane each and an arrow each from its launch",
+          "[pftrace]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  // 12 graph branches of different lengths, replayed 3 times on one stream;
+  // each replay's kernels share the correlation id of its cudaGraphLaunch.
+  for (uint32_t replay = 0; replay < 3; ++replay) {
+    const uint64_t at = b + 10000 * replay;
+    addApi(t, at, at + 5, 100 + replay, kHostPid, ApiDomain::Runtime, "cudaGraphLaunch");
+    for (uint64_t branch = 0; branch < 12; ++branch)
+      addKernel(t, at + 10 + branch, at + 1000 + 300 * branch, 100 + replay);
+  }
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  CHECK(d.stats.maxLanes == 12);
+  CHECK(d.stats.laneTracks == 11);
+  CHECK(d.stats.clamped == 0);
+  CHECK(d.stats.flows == 36);
+  std::map<uint64_t, std::set<uint64_t>> tracksOfBranch;
+  std::set<uint64_t> tracks;
+  std::map<uint64_t, int> endsOfReplay;
+  size_t kernels = 0;
+  for (size_t i = 0; i < d.events.size(); ++i) {
+    const Event& k = d.events[i];
+    if (k.categories != std::vector<std::string>{"kernel"}) continue;
+    ++kernels;
+    const uint64_t replay = (k.ts - b) / 10000, branch = (k.ts - b) % 10000 - 10;
+    INFO("replay " << replay << " branch " << branch);
+    tracksOfBranch[branch].insert(k.track);
+    tracks.insert(k.track);
+    // Its arrow: from the launch of its replay, one source for the 12 ends.
+    const Event* from = d.arrowInto(i);
+    REQUIRE(from != nullptr);
+    CHECK(from->name == "cudaGraphLaunch");
+    CHECK(from->args.at("correlation").u == 100 + replay);
+    CHECK(k.args.at("correlation").u == 100 + replay);
+    ++endsOfReplay[replay];
+  }
+  CHECK(kernels == 36);
+  for (const SliceOut& s : d.slicesOf("kernel")) {
+    const uint64_t branch = (s.begin.ts - b) % 10000 - 10;
+    CHECK(s.end - s.begin.ts == 1000 + 300 * branch - 10 - branch);
+    CHECK(s.depth == 0);
+  }
+  CHECK(tracks.size() == 12);
+  for (const auto& [branch, of] : tracksOfBranch) CHECK(of.size() == 1);  // replays reuse the lanes
+  REQUIRE(endsOfReplay.size() == 3);
+  for (const auto& [replay, n] : endsOfReplay) CHECK(n == 12);
 }
 
 TEST_CASE("pftrace: a slice ending where the next begins is closed first", "[pftrace]") {
@@ -710,8 +784,7 @@ TEST_CASE("pftrace: a trace of NVTX records that cannot be drawn is a valid trac
 TEST_CASE("pftrace: the timeline is the Chrome JSON exporter's", "[pftrace]") {
   Trace t;
   fillSampleTrace(t);
-  // Clamping and moving too: a kernel that overlaps another, a call that
-  // outlives its range.
+  // Lanes too: a kernel that overlaps another, a call that outlives its range.
   const uint64_t b = t.meta.baseTimestampNs;
   addKernel(t, b + 25000, b + 27000, 0, 7);
   addNvtx(t, NvtxType::PushPop, b + 60000, b + 60300, "range");
@@ -724,7 +797,9 @@ TEST_CASE("pftrace: the timeline is the Chrome JSON exporter's", "[pftrace]") {
   INFO(problems(d));
   CHECK(d.problems.empty());
   CHECK(d.stats.clamped == jsonStats.clamped);
-  CHECK(d.stats.clamped == 2);
+  CHECK(d.stats.clamped == 0);
+  CHECK(d.stats.laneTracks == jsonStats.laneTracks);
+  CHECK(d.stats.laneTracks == 3);  // the overlapping kernel, the call, the set in the copy
   CHECK(d.stats.flows == jsonStats.flows);
 
   const uint64_t base = doc["metadata"]["base_timestamp_ns"].get<uint64_t>();
@@ -854,11 +929,13 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
 
   // clang-format off
   const std::string expected = fromHex(
-      // ---- Packet 1 (34 bytes): the main sequence (1) starts: its clock, defaults.
-      "0a 22"
-      "  32 12"                    // clock_snapshot (6), 18 bytes
+      // ---- Packet 1 (41 bytes): the main sequence (1) starts: its clock, defaults.
+      "0a 29"
+      "  32 19"                    // clock_snapshot (6), 25 bytes
       "    0a 07 08 40 10 e8 07 18 01"  // clocks {clock_id 64, timestamp 1000, is_incremental 1}
       "    0a 05 08 01 10 e8 07"        // clocks {clock_id 1 (REALTIME), timestamp 1000}
+      "    0a 05 08 06 10 e8 07"        // clocks {clock_id 6 (BOOTTIME), timestamp 1000}: relates
+                                        // the trace's clocks to Perfetto's default (PERFETTO.md)
       "    10 01"                       // primary_trace_clock REALTIME
       "  50 01"                    // trusted_packet_sequence_id (10) 1
       "  68 03"                    // sequence_flags (13) INCREMENTAL_STATE_CLEARED|NEEDS_...
@@ -887,20 +964,21 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    28 02"                  //   parent_uuid (5) 2
       "    60 02"                  //   sibling_order_rank (12) 2
       "    78 02"                  //   sibling_merge_behavior (15) NONE
-      // ---- Packet 5 (34 bytes): the stream's sequence (2) starts; its default track is 3.
-      "0a 22"
-      "  32 12"
+      // ---- Packet 5 (41 bytes): the stream's sequence (2) starts; its default track is 3.
+      "0a 29"
+      "  32 19"
       "    0a 07 08 40 10 e8 07 18 01"
       "    0a 05 08 01 10 e8 07"
+      "    0a 05 08 06 10 e8 07"
       "    10 01"
       "  50 02"
       "  68 03"
       "  da 03 07 d0 03 40 5a 02 58 03"
-      // ---- Packet 6 (218 bytes): the trace's description, an instant at 1000 on the
+      // ---- Packet 6 (262 bytes): the trace's description, an instant at 1000 on the
       // host process (the main sequence's default track), the first event.
-      "0a da 01"
+      "0a 86 02"
       "  40 00 50 01"
-      "  5a 32"                    // track_event (11), 50 bytes
+      "  5a 3e"                    // track_event (11), 62 bytes
       "    18 09"                  //   category_iids (3) 9
       "    22 05 08 24 32 01 31"   //   debug_annotations (4) {name_iid 36, string_value (6) "1"}
       "    22 05 08 25 32 01 63"   //   {37, "c"}
@@ -908,9 +986,11 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    22 04 08 29 18 00"      //   {41, uint_value (3) 0}: dropped_records
       "    22 04 08 2a 18 00"      //   {42, 0}: incomplete_records
       "    22 04 08 2b 18 00"      //   {43, 0}: clamped_slices
+      "    22 04 08 31 18 01"      //   {49, 1}: max_lanes
+      "    22 04 08 32 18 00"      //   {50, 0}: lane_tracks
       "    22 04 08 2c 18 00"      //   {44, 0}: flows
       "    48 03 50 01"            //   type (9) INSTANT, name_iid (10) 1
-      "  62 9f 01"                 // interned_data (12), 159 bytes
+      "  62 bf 01"                 // interned_data (12), 191 bytes
       "    0a 0c 08 09 12 08 6d 65 74 61 64 61 74 61"        // event_categories {9, "metadata"}
       "    12 0e 08 01 12 0a 63 75 70 74 69 74 72 61 63 65"  // event_names (2) {1, "cuptitrace"}
       "    1a 10 08 24 12 0c 74 6f 6f 6c 5f 76 65 72 73 69 6f 6e"  // debug_annotation_names (3)
@@ -919,6 +999,8 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    1a 13 08 29 12 0f 64 72 6f 70 70 65 64 5f 72 65 63 6f 72 64 73"
       "    1a 16 08 2a 12 12 69 6e 63 6f 6d 70 6c 65 74 65 5f 72 65 63 6f 72 64 73"
       "    1a 12 08 2b 12 0e 63 6c 61 6d 70 65 64 5f 73 6c 69 63 65 73"
+      "    1a 0d 08 31 12 09 6d 61 78 5f 6c 61 6e 65 73"              //   {49, "max_lanes"}
+      "    1a 0f 08 32 12 0b 6c 61 6e 65 5f 74 72 61 63 6b 73"        //   {50, "lane_tracks"}
       "    1a 09 08 2c 12 05 66 6c 6f 77 73"
       // ---- Packet 7 (189 bytes): the kernel's SLICE_BEGIN, 10 ns after the reference.
       "0a bd 01"

@@ -17,7 +17,7 @@ namespace {
 
 bool sameSlice(const Slice& a, const Slice& b) {
   return a.start == b.start && a.end == b.end && a.index == b.index && a.tie == b.tie &&
-         a.source == b.source && a.adjusted == b.adjusted;
+         a.source == b.source && a.lane == b.lane;
 }
 
 // Random slices on one track: runs of nested and partly overlapping slices,
@@ -41,11 +41,12 @@ std::vector<Slice> randomTrack(std::mt19937_64& rng, size_t n) {
 
 TEST_CASE("a track laid out over windows is laid out as in one pass", "[windows]") {
   std::mt19937_64 rng(7);
-  for (const OverlapPolicy policy : {OverlapPolicy::ClampEnd, OverlapPolicy::MoveStart}) {
+  for (const OverlapPolicy policy : {OverlapPolicy::Nest, OverlapPolicy::OneAtATime}) {
     for (int round = 0; round < 20; ++round) {
       std::vector<Slice> whole = randomTrack(rng, 400);
       const std::vector<Slice> input = whole;
-      const uint64_t changedWhole = layoutTrack(whole.data(), whole.data() + whole.size(), policy);
+      const uint32_t lanesWhole = layoutTrack(whole.data(), whole.data() + whole.size(), policy);
+      CHECK(lanesWhole > 1);  // overlaps to put on lanes, some across windows
 
       // Bounds at random starts; each run gets the input slices starting in its window.
       std::vector<uint64_t> bounds{0};
@@ -59,43 +60,41 @@ TEST_CASE("a track laid out over windows is laid out as in one pass", "[windows]
         std::vector<Slice> part;
         for (const Slice& s : input)
           if (s.start >= bounds[w] && s.start < bounds[w + 1]) part.push_back(s);
-        layout.run(part.data(), part.data() + part.size(), bounds[w + 1], [&](const Slice& s) {
-          CHECK(s.start < bounds[w + 1]);  // nothing is written before its window
+        layout.run(part.data(), part.data() + part.size(), [&](const Slice& s) {
+          CHECK(s.start >= bounds[w]);  // each slice in its own window
+          CHECK(s.start < bounds[w + 1]);
           windowed.push_back(s);
         });
         ++runs;
       }
       CHECK(runs > 2);
-      CHECK_FALSE(layout.pending());
       REQUIRE(windowed.size() == whole.size());
-      CHECK(layout.changed() == changedWhole);
+      CHECK(layout.lanes() == lanesWhole);
+      CHECK(layout.changed() == 0);
       for (size_t i = 0; i < whole.size(); ++i) CHECK(sameSlice(windowed[i], whole[i]));
     }
   }
 }
 
-TEST_CASE("a slice moved past its window waits for the window it now starts in", "[windows]") {
-  // On a stream the kernel overlapping the long one starts where it ends (3000), in the third window.
-  std::vector<Slice> first{Slice{1000, 3000, 0, 0, SliceSource::Kernel, 0},
-                           Slice{1500, 3500, 1, 0, SliceSource::Kernel, 0}};
-  TrackLayout layout(OverlapPolicy::MoveStart);
+TEST_CASE("a lane stays taken across a window's end", "[windows]") {
+  // A long kernel in the first window; one starting in the second while it
+  // runs takes lane 1, one after it ends lane 0 again.
+  std::vector<Slice> first{Slice{1000, 3000, 0, 0, SliceSource::Kernel, 0}};
+  TrackLayout layout(OverlapPolicy::OneAtATime);
   std::vector<Slice> out;
   auto emit = [&](const Slice& s) { out.push_back(s); };
-  layout.run(first.data(), first.data() + 2, 2000, emit);
-  REQUIRE(out.size() == 1);
-  CHECK(layout.pending());
-  layout.run(nullptr, nullptr, 2500, emit);  // nothing starts there
-  CHECK(out.size() == 1);
-  std::vector<Slice> third{Slice{3200, 3300, 2, 0, SliceSource::Kernel, 0}};
-  layout.run(third.data(), third.data() + 1, 4000, emit);
+  layout.run(first.data(), first.data() + 1, emit);
+  layout.run(nullptr, nullptr, emit);  // nothing starts in the second window
+  std::vector<Slice> third{Slice{3200, 3300, 2, 0, SliceSource::Kernel, 0},
+                           Slice{2500, 3500, 1, 0, SliceSource::Kernel, 0}};
+  layout.run(third.data(), third.data() + 2, emit);
   REQUIRE(out.size() == 3);
   CHECK(out[1].index == 1);
-  CHECK(out[1].start == 3000);
-  CHECK(out[1].adjusted == 1);
-  // The moved kernel ends at 3500: the one at 3200 nests inside it.
+  CHECK(out[1].lane == 1);
+  CHECK(out[1].start == 2500);
   CHECK(out[2].index == 2);
-  CHECK_FALSE(layout.pending());
-  CHECK(layout.changed() == 1);
+  CHECK(out[2].lane == 0);  // the first kernel ended at 3000
+  CHECK(layout.lanes() == 2);
 }
 
 TEST_CASE("window bounds hold at most the asked number of starts", "[windows]") {
