@@ -986,8 +986,8 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    22 04 08 29 18 00"      //   {41, uint_value (3) 0}: dropped_records
       "    22 04 08 2a 18 00"      //   {42, 0}: incomplete_records
       "    22 04 08 2b 18 00"      //   {43, 0}: clamped_slices
-      "    22 04 08 31 18 01"      //   {49, 1}: max_lanes
-      "    22 04 08 32 18 00"      //   {50, 0}: lane_tracks
+      "    22 04 08 39 18 01"      //   {57, 1}: max_lanes
+      "    22 04 08 3a 18 00"      //   {58, 0}: lane_tracks
       "    22 04 08 2c 18 00"      //   {44, 0}: flows
       "    48 03 50 01"            //   type (9) INSTANT, name_iid (10) 1
       "  62 bf 01"                 // interned_data (12), 191 bytes
@@ -999,8 +999,8 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    1a 13 08 29 12 0f 64 72 6f 70 70 65 64 5f 72 65 63 6f 72 64 73"
       "    1a 16 08 2a 12 12 69 6e 63 6f 6d 70 6c 65 74 65 5f 72 65 63 6f 72 64 73"
       "    1a 12 08 2b 12 0e 63 6c 61 6d 70 65 64 5f 73 6c 69 63 65 73"
-      "    1a 0d 08 31 12 09 6d 61 78 5f 6c 61 6e 65 73"              //   {49, "max_lanes"}
-      "    1a 0f 08 32 12 0b 6c 61 6e 65 5f 74 72 61 63 6b 73"        //   {50, "lane_tracks"}
+      "    1a 0d 08 39 12 09 6d 61 78 5f 6c 61 6e 65 73"              //   {57, "max_lanes"}
+      "    1a 0f 08 3a 12 0b 6c 61 6e 65 5f 74 72 61 63 6b 73"        //   {58, "lane_tracks"}
       "    1a 09 08 2c 12 05 66 6c 6f 77 73"
       // ---- Packet 7 (189 bytes): the kernel's SLICE_BEGIN, 10 ns after the reference.
       "0a bd 01"
