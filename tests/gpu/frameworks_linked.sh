@@ -67,10 +67,10 @@ for name in cublas cudnn triton jax; do
   if [ -n "$missing" ]; then echo "skip $name: python3 lacks$missing"; continue; fi
   rm -f "$out/$name".*
   # A file, not python3 -c: Triton reads a @jit function's source from its file.
-  printf '%s\n' "${!name}" >"$out/$name.py"
+  printf '%s\n' "${!name}" >"$out/workload_$name.py"
   env CUDA_INJECTION64_PATH="$lib" CUPTITRACE_FORMAT=json CUPTITRACE_SUMMARY=none CUPTITRACE_QUIET=1 \
       CUPTITRACE_OUTPUT="$out/$name" XLA_PYTHON_CLIENT_PREALLOCATE=false \
-      python3 "$out/$name.py" >"$out/$name.out" 2>&1
+      python3 "$out/workload_$name.py" >"$out/$name.out" 2>&1
   rc=$?
   if [ $rc -ne 0 ]; then
     echo "FAIL $name: the program exited $rc under the tracer:"; tail -5 "$out/$name.out"; status=1; continue
