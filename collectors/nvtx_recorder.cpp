@@ -157,7 +157,7 @@ void NvtxRecorder::collect(TraceStore& store, bool final, uint64_t endTs) {
     std::lock_guard<std::mutex> lock(registryMutex_);
     for (auto& [tid, s] : threads_) threads.emplace_back(tid, s.get());
   }
-  std::vector<NvtxRecord> batch;
+  NvtxRecords batch;
   for (auto& [tid, s] : threads) {
     {
       std::lock_guard<std::mutex> lock(s->mutex);
@@ -177,7 +177,7 @@ void NvtxRecorder::collect(TraceStore& store, bool final, uint64_t endTs) {
     for (const auto& r : batch) store.add(r);
     // Freed, not handed to the next thread: a thread's buffer is as large as
     // its own backlog, never another's (bytesInMemory counts capacity).
-    batch = std::vector<NvtxRecord>();
+    batch = NvtxRecords();
   }
   for (auto& s : startEnd_) {
     {
@@ -197,7 +197,7 @@ void NvtxRecorder::collect(TraceStore& store, bool final, uint64_t endTs) {
     for (const auto& r : batch) store.add(r);
     // Freed, not handed to the next thread: a thread's buffer is as large as
     // its own backlog, never another's (bytesInMemory counts capacity).
-    batch = std::vector<NvtxRecord>();
+    batch = NvtxRecords();
   }
 }
 

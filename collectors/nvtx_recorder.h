@@ -16,9 +16,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/mapped_allocator.h"
+
 #include "core/trace.h"
 
 namespace cuptitrace {
+
+// Records a thread collected between drains; large buffers are mappings of
+// their own (core/mapped_allocator.h).
+using NvtxRecords = std::vector<NvtxRecord, MappedAllocator<NvtxRecord>>;
 
 struct NvtxAttributes {
   StringId message = kNoString;
@@ -73,7 +79,7 @@ class NvtxRecorder {
   struct ThreadState {
     std::mutex mutex;
     std::vector<OpenRange> stack;
-    std::vector<NvtxRecord> done;
+    NvtxRecords done;
     uint64_t unmatchedPops = 0;
   };
   struct OpenStartEnd {
@@ -99,7 +105,7 @@ class NvtxRecorder {
   struct StartEndShard {
     mutable std::mutex mutex;
     std::unordered_map<uint64_t, OpenStartEnd> open;
-    std::vector<NvtxRecord> done;
+    NvtxRecords done;
     uint64_t unmatchedEnds = 0;
   };
   static constexpr size_t kStartEndShards = 16;

@@ -1,5 +1,7 @@
 #include "core/string_table.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -28,6 +30,17 @@ uint32_t load32(const char* p) {
 
 uint64_t hashOf(std::string_view s) { return std::hash<std::string_view>{}(s); }
 
+// A block's memory is a mapping of its own: freed once written to the journal,
+// it goes back to the system at once. From the heap, glibc raises its mmap
+// threshold after such frees and keeps later blocks in arenas that never
+// shrink: with 10 M distinct strings a 512M cap then held 280 MiB more.
+struct Unmap {
+  size_t bytes = 0;
+  void operator()(char* p) const {
+    if (p != nullptr) ::munmap(p, bytes);
+  }
+};
+
 }  // namespace
 
 struct StringTable::Block {
@@ -35,7 +48,7 @@ struct StringTable::Block {
   uint32_t count = 0;
   uint32_t used = kHeaderBytes;
   uint32_t capacity = 0;
-  std::unique_ptr<char[]> memory;  // null once freed
+  std::unique_ptr<char, Unmap> memory;  // null once freed
   const char* data = nullptr;      // memory, or the journal's mapping once freed
   std::vector<uint32_t> offsets;   // of strings first, first + kStride, ...
   bool sealed = false;             // no more strings: its count is written
@@ -97,7 +110,9 @@ StringId StringTable::add(std::string_view s) {
     const uint64_t capacity = std::max(kBlockBytes, kHeaderBytes + need);
     if (capacity > UINT32_MAX) throw std::length_error("a string of 4 GiB or more");
     auto made = std::make_unique<Block>();
-    made->memory.reset(new char[capacity]);
+    void* mapped = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) throw std::bad_alloc();
+    made->memory = std::unique_ptr<char, Unmap>(static_cast<char*>(mapped), Unmap{capacity});
     made->data = made->memory.get();
     made->capacity = static_cast<uint32_t>(capacity);
     made->first = static_cast<StringId>(next_.load(std::memory_order_relaxed));
