@@ -11,31 +11,10 @@
 
 #include "collectors/nvtx_callbacks.h"
 
-namespace {
+#include "failing_new.h"
 
-// Allocations this thread may still make before one fails; -1: none fails.
-thread_local long tAllocationsLeft = -1;
-thread_local long tAllocations = 0;
-
-void* allocate(std::size_t n) {
-  ++tAllocations;
-  if (tAllocationsLeft == 0) {
-    tAllocationsLeft = -1;
-    throw std::bad_alloc();
-  }
-  if (tAllocationsLeft > 0) --tAllocationsLeft;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-
-}  // namespace
-
-void* operator new(std::size_t n) { return allocate(n); }
-void* operator new[](std::size_t n) { return allocate(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+using failing_new::tAllocations;
+using failing_new::tAllocationsLeft;
 
 using namespace cuptitrace;
 
