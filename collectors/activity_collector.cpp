@@ -246,7 +246,6 @@ void ActivityCollector::onCompleted(CUcontext context, uint32_t streamId, uint8_
     cuptiDropped_.fetch_add(dropped, std::memory_order_relaxed);
   buffersCompleted_.fetch_add(1, std::memory_order_relaxed);
   if (buffer == nullptr) return;
-  lastCompletedNs_.store(traceClockNs(), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(queueMutex_);
     queue_.push_back({buffer, validSize});
@@ -454,12 +453,10 @@ void ActivityCollector::publishCounters() {
   // reached it, not us. CUPTI has no way to ask who, nor since when exactly.
   if (const uint32_t missing = pool_.inUse(); missing != 0 && !cuptiBarred()) {
     trace_.counters["cupti_buffers_not_returned"] = missing;
-    const uint64_t last = lastCompletedNs_.load(std::memory_order_relaxed);
-    if (last != 0) trace_.counters["cupti_last_buffer_ns"] = last;
     logger().warn(
         "{} CUPTI activity buffer(s) never came back: another tool in this process took CUPTI's activity "
-        "records (cuptiActivityRegisterCallbacks){}; the trace misses what they held",
-        missing, last != 0 ? " after the last buffer this tracer received" : "");
+        "records (cuptiActivityRegisterCallbacks); the trace misses what they held",
+        missing);
   }
 }
 

@@ -94,7 +94,6 @@ class ActivityCollector {
 
   std::atomic<uint64_t> cuptiDropped_{0};
   std::atomic<uint64_t> buffersCompleted_{0};
-  std::atomic<uint64_t> lastCompletedNs_{0};  // when the last buffer came back to us
   std::vector<CUpti_ActivityKind> enabled_;
   std::vector<const char*> refused_;
   uint32_t leanRuntimeIds_ = 0;  // lean set callback ids CUPTI took, per API
