@@ -76,7 +76,14 @@ bool CallbackSubscriber::enableNvtx(NvtxCallbacks* nvtx, std::string& error) {
     nvtx_ = nullptr;
     return false;
   }
+  nvtxOn_.store(true, std::memory_order_release);
   return true;
+}
+
+void CallbackSubscriber::nvtxCall(void* self, CUpti_CallbackId cbid, const CUpti_NvtxData* data) noexcept {
+  auto* subscriber = static_cast<CallbackSubscriber*>(self);
+  if (subscriber == nullptr || !subscriber->nvtxOn_.load(std::memory_order_acquire)) return;
+  subscriber->boundary_.run([&] { subscriber->route(CUPTI_CB_DOMAIN_NVTX, cbid, data); });
 }
 
 bool CallbackSubscriber::enableProfilerCalls(std::string& error) {
@@ -108,6 +115,7 @@ CUptiResult CallbackSubscriber::enableApiCallbacks(bool on) {
 }
 
 void CallbackSubscriber::unsubscribe() {
+  nvtxOn_.store(false, std::memory_order_release);
   if (handle_ == nullptr) return;
   // Detached: the subscription went with CUPTI, and a call would attach it again.
   if (!cuptiBarred()) cuptiUnsubscribe(handle_);

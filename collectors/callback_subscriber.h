@@ -32,6 +32,10 @@ class CallbackSubscriber {
   // Routes NVTX calls to `nvtx` (which must outlive the subscriber; nullptr
   // when NVTX is not recorded) and to the capture control, if any.
   bool enableNvtx(NvtxCallbacks* nvtx, std::string& error);
+  // The NVTX calls our own handlers take (nvtx_handlers.h), as CUPTI would
+  // have delivered them: `self` is the subscriber. Ignored unless NVTX is
+  // enabled and the subscription stands.
+  static void nvtxCall(void* self, CUpti_CallbackId cbid, const CUpti_NvtxData* data) noexcept;
   // Capture windows: NVTX calls and profiler calls go to `capture` (which
   // must outlive the subscriber) once set.
   void setCapture(CaptureControl* capture) { capture_.store(capture, std::memory_order_release); }
@@ -57,6 +61,7 @@ class CallbackSubscriber {
 
   CUpti_SubscriberHandle handle_ = nullptr;
   NvtxCallbacks* nvtx_ = nullptr;
+  std::atomic<bool> nvtxOn_{false};  // enableNvtx succeeded, not yet unsubscribed
   std::atomic<CaptureControl*> capture_{nullptr};
   std::atomic<CuptiDetach*> detach_{nullptr};
   std::function<void()> contextDestroyHook_;

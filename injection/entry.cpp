@@ -28,6 +28,9 @@ TRACER_ENTRY_POINT int InitializeInjectionNvtx2(void* exportTable) {
   // driver it crashes the program at its first NVTX call).
   if (!tracer.recordsNvtx()) return 0;
   if (cuptiNvtxInitialize2(exportTable) != CUPTI_SUCCESS) return 0;
+  // Ranges and marks come to our handlers (CUPTI's keeps memory for each
+  // range); the wide forms then go to those.
+  tracer.takeNvtxCalls(exportTable);
   cuptitrace::routeWideNvtxCalls(exportTable);
   // What a forked child and a detach need to turn NVTX calls into no-ops.
   cuptitrace::rememberNvtxModule(exportTable);

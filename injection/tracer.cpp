@@ -11,6 +11,7 @@
 
 #include "collectors/cupti_check.h"
 #include "collectors/cupti_layouts.h"
+#include "collectors/nvtx_handlers.h"
 #include "collectors/osrt_state.h"
 #include "core/journal.h"
 #include "core/log.h"
@@ -68,6 +69,12 @@ const char* signalName(int sig) {
 Tracer& Tracer::instance() {
   static Tracer* tracer = new Tracer();  // never destroyed, see tracer.h
   return *tracer;
+}
+
+void Tracer::takeNvtxCalls(const void* nvtxExportTable) {
+  if (subscriber_ == nullptr) return;
+  const int taken = installNvtxHandlers(nvtxExportTable, &CallbackSubscriber::nvtxCall, subscriber_.get());
+  logger().debug("NVTX: {} range and mark calls handled by cuptitrace", taken);
 }
 
 void Tracer::start() {

@@ -42,6 +42,9 @@ class Tracer {
   // True when tracing runs and follows NVTX (to record it, or for capture
   // windows over NVTX ranges): only then is NVTX handed to CUPTI. Never in a
   // forked child, nor once CUPTI is detached.
+  // Puts our handlers of NVTX's range and mark calls in NVTX's table
+  // (collectors/nvtx_handlers.h), after CUPTI's are installed.
+  void takeNvtxCalls(const void* nvtxExportTable);
   bool recordsNvtx() const {
     return active() && !inForkedChild() && !cuptiBarred() &&
            ((config_.activities & kActivityNvtx) != 0 || config_.capture.needsNvtx());
