@@ -7,14 +7,19 @@ start, a few seconds of Python and CUDA, is paid once for both):
 --profiler DIR runs each timed loop under torch.profiler (CPU and CUDA), the
 peer the tracer is compared with. torchvision's ResNet-18 when it is
 installed, else the same network built here from torch.nn. Prints the time
-per step of each, in the form bench.sh reads:
+per step of each, in the form bench.sh reads: the median over blocks of
+--block steps (each block timed to a synchronize), so that a pause of the
+machine's or Python's in one block does not move the figure; the garbage
+collector is off while timing.
 
   torch_step: resnet18 30 steps, 12345.678 us per step
   torch_step: mlp compiled 30 steps, 234.567 us per step
 
-  python3 bench/torch_step.py [--steps N] [--warmup N] [--compile-model mlp|resnet18|none]
-                              [--profiler DIR]"""
+  python3 bench/torch_step.py [--steps N] [--warmup N] [--block N]
+                              [--compile-model mlp|resnet18|none] [--profiler DIR]"""
 import argparse
+import gc
+import statistics
 import sys
 import time
 
@@ -73,8 +78,9 @@ def make_model(kind: str):
     return model, x, y
 
 
-def time_steps(kind: str, compiled: bool, steps: int, warmup: int, profile_dir: str) -> float:
-    """Microseconds per training step, after `warmup` steps that are not timed."""
+def time_steps(kind: str, compiled: bool, steps: int, warmup: int, block: int, profile_dir: str) -> float:
+    """Microseconds per training step, after `warmup` steps that are not timed:
+    the median over blocks of `block` steps."""
     model, x, y = make_model(kind)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
@@ -96,24 +102,32 @@ def time_steps(kind: str, compiled: bool, steps: int, warmup: int, profile_dir: 
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
         profiler = torch.profiler.profile(activities=acts)
         profiler.__enter__()
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        loss = step()
-    torch.cuda.synchronize()
-    t1 = time.perf_counter()
+    block = max(1, min(block, steps))
+    blocks = []
+    gc.disable()
+    try:
+        for _ in range(max(1, steps // block)):
+            t0 = time.perf_counter()
+            for _ in range(block):
+                loss = step()
+            torch.cuda.synchronize()
+            blocks.append((time.perf_counter() - t0) / block)
+    finally:
+        gc.enable()
     if profiler is not None:
         profiler.__exit__(None, None, None)
         suffix = "_compiled" if compiled else ""
         profiler.export_chrome_trace(f"{profile_dir}/torch_step_{kind}{suffix}.json")
     if not torch.isfinite(loss).item():
         raise RuntimeError(f"the loss is not finite: {loss.item()}")
-    return (t1 - t0) * 1e6 / steps
+    return statistics.median(blocks) * 1e6
 
 
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--block", type=int, default=5)
     p.add_argument("--compile-model", choices=("mlp", "resnet18", "none"), default="mlp")
     p.add_argument("--profiler", metavar="DIR", default="")
     a = p.parse_args()
@@ -126,7 +140,7 @@ def main() -> int:
         runs.append((a.compile_model, True))
     for kind, compiled in runs:
         try:
-            us = time_steps(kind, compiled, a.steps, a.warmup, a.profiler)
+            us = time_steps(kind, compiled, a.steps, a.warmup, a.block, a.profiler)
         except RuntimeError as e:
             print(f"torch_step: {kind}: {e}", file=sys.stderr)
             return 1

@@ -172,6 +172,7 @@ paired() {
   local i
   for i in "${!a[@]}"; do awk -v x="${a[$i]}" -v y="${b[$i]}" 'BEGIN {printf "%.4f ", x / y}'; done
 }
+spread=()
 printf '\n%-24s %16s %14s %12s %10s %14s %16s\n' run "us/op (med)" "wall ms (med)" "vs untraced" "vs floor" "paired floor" \
   "paired untraced"
 for name in "${order[@]}"; do
@@ -204,7 +205,15 @@ for name in "${order[@]}"; do
   esac
   printf '%-24s %16s %14s %12s %10s %14s %16s\n' "$name" "$m" "$w" "$vs_untraced" "$vs_floor" "$vs_floor_paired" \
     "$vs_untraced_paired"
+  # The spread behind the paired medians: every round's ratio, sorted.
+  [ "$vs_floor_paired" = - ] || spread+=("  $name / $floor_name: $(paired "$name" "$floor_name" | tr ' ' '\n' | grep -v '^$' | sort -g | tr '\n' ' ')")
+  [ "$vs_untraced_paired" = - ] || [ "$name" = "$base_name" ] ||
+    spread+=("  $name / $base_name: $(paired "$name" "$base_name" | tr ' ' '\n' | grep -v '^$' | sort -g | tr '\n' ' ')")
 done
+if [ ${#spread[@]} -gt 0 ]; then
+  echo "paired ratios, one per round, sorted:"
+  printf '%s\n' "${spread[@]}"
+fi
 
 # Exit delay: from the loop's return from main (it prints the wall-clock time)
 # to the end of the process, for EXIT_N launches with the default kinds,
