@@ -160,6 +160,9 @@ struct NvtxRecord {
 enum class SyncType : uint8_t { Unknown = 0, EventSynchronize = 1, StreamWaitEvent = 2, StreamSynchronize = 3, ContextSynchronize = 4 };
 const char* syncTypeName(SyncType type);
 
+// The id CUPTI gives where none applies (a sync record's stream or event, an overhead's device).
+inline constexpr uint32_t kNotApplicable = 0xffffffffu;
+
 struct SyncRecord {
   uint64_t start;
   uint64_t end;

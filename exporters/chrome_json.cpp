@@ -70,6 +70,7 @@
 #include "exporters/json_text.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/nccl_names.h"
+#include "exporters/record_args.h"
 #include "exporters/timeline_slices.h"
 #include "exporters/track_layout.h"
 
@@ -78,11 +79,7 @@ namespace {
 
 // Bytes gathered before one write to the stream.
 constexpr size_t kFlushBytes = size_t{1} << 20;
-// Ids CUPTI uses for "not applicable" (sync stream/event, overhead device).
-constexpr uint32_t kNotApplicable = 0xffffffffu;
 
-bool isDriver(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Driver); }
-bool isOsrt(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Osrt); }
 
 // The members of one JSON object, with the commas between them. Keys are
 // the string literals of this file (nothing to escape, length known at
@@ -101,6 +98,27 @@ class JsonObject {
     }
     b_.lit(name);
     b_.lit("\":");
+  }
+  // A record argument's key (record_args.h).
+  inline __attribute__((always_inline)) void key(Arg a) {
+    if (first_) {
+      first_ = false;
+    } else {
+      b_.put(',');
+    }
+    // A switch, not a table lookup: with `a` known where it is inlined, the
+    // key's bytes are too.
+    switch (a) {
+#define JSON_ARG_CASE(id, name) \
+  case Arg::id:                 \
+    b_.lit("\"" name "\":");     \
+    return;
+      CUPTITRACE_TIMELINE_ARGS(JSON_ARG_CASE)
+#undef JSON_ARG_CASE
+      case Arg::None:
+      case Arg::Count:
+        break;
+    }
   }
   void escapedKey(std::string_view name) {
     if (!first_) b_.put(',');
@@ -461,20 +479,71 @@ class ChromeJsonWriter {
     if (!c.algo.empty()) args.plain("nccl_algo", c.algo);
     if (!c.proto.empty()) args.plain("nccl_proto", c.proto);
   }
-  static void graphIds(JsonObject& args, uint32_t graphId, uint64_t graphNodeId) {
-    if (graphId != 0) args.u("graph_id", graphId);
-    if (graphNodeId != 0) args.u("graph_node_id", graphNodeId);
-  }
-  template <size_t N>
-  void dim3(JsonObject& args, const char (&name)[N], int64_t x, int64_t y, int64_t z) {
-    args.key(name);
-    b_.lit("\"[");
-    b_.sint(x);
-    b_.put(',');
-    b_.sint(y);
-    b_.put(',');
-    b_.sint(z);
-    b_.lit("]\"");
+
+  // A record's arguments (record_args.h) as members of "args".
+#define JSON_SINK_FN inline __attribute__((always_inline)) void
+  struct ArgSink {
+    ChromeJsonWriter& w;
+    JsonObject& o;
+    JsonText& t;  // the writer's text, held here so that it stays in a register
+    JSON_SINK_FN u(Arg a, uint64_t v) {
+      o.key(a);
+      t.uint(v);
+    }
+    JSON_SINK_FN i(Arg a, int64_t v) {
+      o.key(a);
+      t.sint(v);
+    }
+    JSON_SINK_FN b(Arg a, bool v) {
+      o.key(a);
+      v ? t.lit("true") : t.lit("false");
+    }
+    JSON_SINK_FN real(Arg a, double v, int digits) {
+      o.key(a);
+      digits == 0 ? t.dbl(v) : t.dblDigits(v, digits);
+    }
+    JSON_SINK_FN single(Arg a, float v) {
+      o.key(a);
+      t.flt(v);
+    }
+    JSON_SINK_FN string(Arg a, StringId id) {
+      o.key(a);
+      t.put(w.quoted(id));
+    }
+    JSON_SINK_FN text(Arg a, std::string_view v) {  // ours: nothing to escape
+      o.key(a);
+      t.put('"');
+      t.put(v);
+      t.put('"');
+    }
+    JSON_SINK_FN label(Arg a, Label, uint8_t, const char* name) { text(a, name); }
+    JSON_SINK_FN dim3(Arg a, int64_t x, int64_t y, int64_t z) {
+      o.key(a);
+      t.lit("\"[");
+      t.sint(x);
+      t.put(',');
+      t.sint(y);
+      t.put(',');
+      t.sint(z);
+      t.lit("]\"");
+    }
+    JSON_SINK_FN nccl(StringId kernelName) {
+      if (const NcclKernelInfo* c = w.nccl_.find(kernelName)) ncclArgs(o, *c);
+    }
+    JSON_SINK_FN externalIds(uint32_t correlationId) { w.externalIdArgs(o, correlationId); }
+  };
+#undef JSON_SINK_FN
+  // ,"args":{...} with what `describe` (one of record_args.h's functions)
+  // lists, then how much the layout cut off, and the end of the event.
+  template <typename Describe>
+  inline __attribute__((always_inline)) void argsAndEnd(const Slice& s, uint64_t start, uint64_t end, Describe&& describe) {
+    b_.lit(",\"args\":");
+    JsonObject args(b_);
+    ArgSink sink{*this, args, b_};
+    describe(sink);
+    adjustment(args, s, start, end);
+    args.close();
+    endEvent();
   }
 
   void writeSlice(const Slice& s, const Track& t) {
@@ -508,131 +577,56 @@ class ChromeJsonWriter {
     b_.put('"');
     sliceTimes(t, s);
     flowIn(g.correlationId);
-    b_.lit(",\"args\":");
-    JsonObject args(b_);
-    args.u("graph_id", g.graphId);
-    args.u("correlation", g.correlationId);
-    if (g.endDeviceId != g.deviceId) args.u("end_device", g.endDeviceId);
-    externalIdArgs(args, g.correlationId);
-    adjustment(args, s, g.start, g.end);
-    args.close();
-    endEvent();
+    argsAndEnd(s, g.start, g.end, [&](ArgSink& a) { graphLaunchArgs(g, a); });
   }
 
   void writeApi(const Slice& s, const Track& t) {
     const ApiRecord& r = rec_.api[s.index];
-    if (isOsrt(r)) return writeOsrt(r, s, t);
-    beginSlice(isDriver(r) ? "cuda_driver" : "cuda_runtime", quoted(r.name), t, s);
-    if (sources_.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId)) {
-      b_.lit(",\"bind_id\":");
-      b_.uint(place_.flowBase + r.correlationId);
-      b_.lit(",\"flow_out\":true");
+    if (isOsrtCall(r)) {  // a C library call that blocked the thread (the osrt activity)
+      beginSlice("osrt", quoted(r.name), t, s);
+    } else {
+      beginSlice(isDriverCall(r) ? "cuda_driver" : "cuda_runtime", quoted(r.name), t, s);
+      if (sources_.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId)) {
+        b_.lit(",\"bind_id\":");
+        b_.uint(place_.flowBase + r.correlationId);
+        b_.lit(",\"flow_out\":true");
+      }
     }
-    b_.lit(",\"args\":");
-    JsonObject args(b_);
-    args.u("correlation", r.correlationId);
-    if (r.returnValue != 0) args.u("return_value", r.returnValue);
-    externalIdArgs(args, r.correlationId);
-    adjustment(args, s, r.start, r.end);
-    args.close();
-    endEvent();
-  }
-
-  // A C library call that blocked the thread (the osrt activity).
-  void writeOsrt(const ApiRecord& r, const Slice& s, const Track& t) {
-    beginSlice("osrt", quoted(r.name), t, s);
-    b_.lit(",\"args\":");
-    JsonObject args(b_);
-    if (r.returnValue != 0) args.u("errno", r.returnValue);
-    adjustment(args, s, r.start, r.end);
-    args.close();
-    endEvent();
+    argsAndEnd(s, r.start, r.end, [&](ArgSink& a) { apiArgs(r, a); });
   }
 
   void writeKernel(const Slice& s, const Track& t) {
     const KernelRecord& k = rec_.kernels[s.index];
     beginSlice("kernel", quotedKernelName(k.name), t, s);
     flowIn(k.correlationId);
-    b_.lit(",\"args\":");
-    JsonObject args(b_);
-    args.u("correlation", k.correlationId);
-    dim3(args, "grid", k.gridX, k.gridY, k.gridZ);
-    dim3(args, "block", k.blockX, k.blockY, k.blockZ);
-    args.u("registers", k.registersPerThread);
-    args.i("static_smem", k.staticSharedMemory);
-    args.i("dynamic_smem", k.dynamicSharedMemory);
-    graphIds(args, k.graphId, k.graphNodeId);
-    if (k.launchType != static_cast<uint8_t>(KernelLaunchType::Regular))
-      args.plain("launch_type", launchTypeName(k.launchType));
-    if (k.isDeviceLaunched) args.b("device_launched", true);
-    if (const NcclKernelInfo* c = nccl_.find(k.name)) ncclArgs(args, *c);
-    externalIdArgs(args, k.correlationId);
-    adjustment(args, s, k.start, k.end);
-    args.close();
-    endEvent();
+    argsAndEnd(s, k.start, k.end, [&](ArgSink& a) { kernelArgs(k, a); });
   }
 
   void writeMemcpy(const Slice& s, const Track& t) {
     const MemcpyRecord& m = rec_.memcpys[s.index];
-    const auto copyKind = static_cast<CopyKind>(m.copyKind);
-    const char* kind = copyKindName(copyKind);
-    const char* src = memoryKindName(static_cast<MemoryKind>(m.srcKind));
-    const char* dst = memoryKindName(static_cast<MemoryKind>(m.dstKind));
     // "Memcpy HtoD (Pinned -> Device)": names of our own, nothing to escape.
     beginSlice("memcpy");
     b_.lit("\"Memcpy ");
-    b_.put(kind);
+    b_.put(copyKindName(static_cast<CopyKind>(m.copyKind)));
     b_.lit(" (");
-    b_.put(src);
+    b_.put(memoryKindName(static_cast<MemoryKind>(m.srcKind)));
     b_.lit(" -> ");
-    b_.put(dst);
+    b_.put(memoryKindName(static_cast<MemoryKind>(m.dstKind)));
     b_.lit(")\"");
     sliceTimes(t, s);
     flowIn(m.correlationId);
-    b_.lit(",\"args\":");
-    JsonObject args(b_);
-    args.u("bytes", m.bytes);
-    args.plain("copy_kind", kind);
-    args.plain("src_kind", src);
-    args.plain("dst_kind", dst);
-    args.b("async", (m.flags & kCopyFlagAsync) != 0);
-    if (m.end > m.start) {  // bytes per ns is GB/s
-      args.key("bandwidth_GBps");
-      b_.dblDigits(static_cast<double>(m.bytes) / static_cast<double>(m.end - m.start), 6);
-    }
-    args.u("correlation", m.correlationId);
-    if (copyKind == CopyKind::PtoP) {
-      args.u("src_device", m.srcDeviceId);
-      args.u("dst_device", m.dstDeviceId);
-    }
-    graphIds(args, m.graphId, m.graphNodeId);
-    externalIdArgs(args, m.correlationId);
-    adjustment(args, s, m.start, m.end);
-    args.close();
-    endEvent();
+    argsAndEnd(s, m.start, m.end, [&](ArgSink& a) { memcpyArgs(m, a); });
   }
 
   void writeMemset(const Slice& s, const Track& t) {
     const MemsetRecord& m = rec_.memsets[s.index];
-    const char* kind = memoryKindName(static_cast<MemoryKind>(m.memoryKind));
     beginSlice("memset");
     b_.lit("\"Memset (");
-    b_.put(kind);
+    b_.put(memoryKindName(static_cast<MemoryKind>(m.memoryKind)));
     b_.lit(")\"");
     sliceTimes(t, s);
     flowIn(m.correlationId);
-    b_.lit(",\"args\":");
-    JsonObject args(b_);
-    args.u("bytes", m.bytes);
-    args.u("value", m.value);
-    args.plain("memory_kind", kind);
-    args.b("async", (m.flags & kCopyFlagAsync) != 0);
-    args.u("correlation", m.correlationId);
-    graphIds(args, m.graphId, m.graphNodeId);
-    externalIdArgs(args, m.correlationId);
-    adjustment(args, s, m.start, m.end);
-    args.close();
-    endEvent();
+    argsAndEnd(s, m.start, m.end, [&](ArgSink& a) { memsetArgs(m, a); });
   }
 
   void writeSync(const Slice& s, const Track& t) {
@@ -642,82 +636,26 @@ class ChromeJsonWriter {
     b_.put(syncTypeName(static_cast<SyncType>(r.type)));
     b_.put('"');
     sliceTimes(t, s);
-    b_.lit(",\"args\":");
-    JsonObject args(b_);
-    args.u("correlation", r.correlationId);
-    if (r.streamId != kNotApplicable) args.u("stream", r.streamId);
-    if (r.eventId != kNotApplicable) args.u("event", r.eventId);
-    adjustment(args, s, r.start, r.end);
-    args.close();
-    endEvent();
+    argsAndEnd(s, r.start, r.end, [&](ArgSink& a) { syncArgs(r, a); });
   }
 
   void writeOverhead(const Slice& s, const Track& t) {
     const OverheadRecord& r = rec_.overheads[s.index];
     beginSlice("overhead", quoted(r.name), t, s);
-    b_.lit(",\"args\":");
-    JsonObject args(b_);
-    if (r.threadId != 0) args.u("thread", r.threadId);
-    if (r.deviceId != kNotApplicable) args.u("device", r.deviceId);
-    adjustment(args, s, r.start, r.end);
-    args.close();
-    endEvent();
-  }
-
-  void nvtxArgs(JsonObject& args, const NvtxRecord& r) {
-    if (r.domain != kNoString) args.raw("domain", quoted(r.domain));
-    args.u("category", r.category);
-    if (r.flags & kNvtxHasColor) {
-      static constexpr char kHex[] = "0123456789ABCDEF";
-      char color[11] = {'"', '#'};
-      for (int i = 0; i < 8; ++i) color[2 + i] = kHex[(r.color >> (28 - 4 * i)) & 0xf];
-      color[10] = '"';
-      args.raw("color", std::string_view(color, sizeof color));
-    }
-    // The payload's raw bits as the type NVTX was given; 32-bit payloads sit
-    // in the low half, where NVTX's payload union puts them (little-endian).
-    const auto low = static_cast<uint32_t>(r.payload);
-    switch (static_cast<NvtxPayload>(r.payloadType)) {
-      case NvtxPayload::U64:
-        args.u("payload", r.payload);
-        break;
-      case NvtxPayload::I64:
-        args.i("payload", static_cast<int64_t>(r.payload));
-        break;
-      case NvtxPayload::U32:
-        args.u("payload", low);
-        break;
-      case NvtxPayload::I32:
-        args.i("payload", static_cast<int32_t>(low));
-        break;
-      case NvtxPayload::Double: {
-        double d;
-        std::memcpy(&d, &r.payload, sizeof d);
-        args.key("payload");
-        b_.dbl(d);
-        break;
-      }
-      case NvtxPayload::Float: {
-        float f;
-        std::memcpy(&f, &low, sizeof f);
-        args.key("payload");
-        b_.flt(f);
-        break;
-      }
-      case NvtxPayload::None:
-        break;
-    }
-    if (r.flags & kNvtxOpen) args.b("open", true);
+    argsAndEnd(s, r.start, r.end, [&](ArgSink& a) { overheadArgs(r, a); });
   }
 
   void writeNvtxRange(const Slice& s, const Track& t) {
     const NvtxRecord& r = rec_.nvtx[s.index];
     beginSlice("nvtx", quoted(r.message), t, s);
+    argsAndEnd(s, r.start, r.end, [&](ArgSink& a) { nvtxArgs(r, true, a); });
+  }
+
+  void nvtxArgsAndEnd(const NvtxRecord& r) {
     b_.lit(",\"args\":");
     JsonObject args(b_);
-    nvtxArgs(args, r);
-    args.u("depth", r.depth);
-    adjustment(args, s, r.start, r.end);
+    ArgSink sink{*this, args, b_};
+    nvtxArgs(r, false, sink);
     args.close();
     endEvent();
   }
@@ -742,11 +680,7 @@ class ChromeJsonWriter {
       const auto type = static_cast<NvtxType>(r.type);
       if (type == NvtxType::Mark) {
         head("\"ph\":\"i\",\"s\":\"t\"", r, r.threadId, r.start);
-        b_.lit(",\"args\":");
-        JsonObject args(b_);
-        nvtxArgs(args, r);
-        args.close();
-        endEvent();
+        nvtxArgsAndEnd(r);
       } else if (type == NvtxType::StartEnd) {
         // Async ids need only be unique among nvtx events; a counter is,
         // whatever ids the program's ranges had (kept in "range_id").
@@ -756,12 +690,7 @@ class ChromeJsonWriter {
         head(r.end == r.start ? "\"ph\":\"n\"" : "\"ph\":\"b\"", r, r.threadId, r.start);
         b_.lit(",\"id\":");
         b_.uint(asyncId);
-        b_.lit(",\"args\":");
-        JsonObject args(b_);
-        nvtxArgs(args, r);
-        args.u("range_id", r.id);
-        args.close();
-        endEvent();
+        nvtxArgsAndEnd(r);
         if (r.end == r.start) return;
         head("\"ph\":\"e\"", r, r.endThreadId != 0 ? r.endThreadId : r.threadId, r.end);
         b_.lit(",\"id\":");

@@ -116,6 +116,7 @@
 #include "exporters/flow_sources.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/nccl_names.h"
+#include "exporters/record_args.h"
 #include "exporters/proto_writer.h"
 #include "exporters/slice_windows.h"
 #include "exporters/timeline_slices.h"
@@ -211,8 +212,6 @@ constexpr uint32_t kClockBoottime = 6;  // BuiltinClock BOOTTIME
 
 // Bytes gathered before one write to the stream.
 constexpr size_t kFlushBytes = size_t{1} << 20;
-// Ids CUPTI uses for "not applicable" (sync stream/event, overhead device).
-constexpr uint32_t kNotApplicable = 0xffffffffu;
 
 // ---- Interned names -------------------------------------------------------------
 
@@ -234,86 +233,6 @@ enum Category : uint8_t {
 constexpr const char* kCategoryNames[kCategoryCount] = {
     "",     "kernel", "memcpy",   "memset",  "cuda_runtime", "cuda_driver",
     "nvtx", "sync",   "overhead", "metadata", "osrt", "graph"};
-
-// Argument names, as the JSON exporter writes them; their iids are fixed
-// (the enum value), each interned on a sequence the first time it is used there.
-// clang-format off
-#define PFTRACE_ARGS(X)                            \
-  X(Device, "device")                                          \
-  X(Context, "context")                                        \
-  X(Stream, "stream")                                          \
-  X(Correlation, "correlation")                                \
-  X(Grid, "grid")                                              \
-  X(Block, "block")                                            \
-  X(RegistersPerThread, "registers")                           \
-  X(StaticSharedMemory, "static_smem")                         \
-  X(DynamicSharedMemory, "dynamic_smem")                       \
-  X(GraphId, "graph_id")                                       \
-  X(GraphNodeId, "graph_node_id")                              \
-  X(LaunchType, "launch_type")                                 \
-  X(DeviceLaunched, "device_launched")                         \
-  X(ClampedNs, "clamped_ns")                                   \
-  X(ReturnValue, "return_value")                               \
-  X(Domain, "domain")                                          \
-  X(Bytes, "bytes")                                            \
-  X(CopyKind, "copy_kind")                                     \
-  X(SrcKind, "src_kind")                                       \
-  X(DstKind, "dst_kind")                                       \
-  X(Async, "async")                                            \
-  X(BandwidthGBps, "bandwidth_GBps")                           \
-  X(SrcDevice, "src_device")                                   \
-  X(DstDevice, "dst_device")                                   \
-  X(Value, "value")                                            \
-  X(MemoryKind, "memory_kind")                                 \
-  X(Event, "event")                                            \
-  X(Thread, "thread")                                          \
-  X(EndThread, "end_thread")                                   \
-  X(NvtxCategory, "category")                                  \
-  X(Color, "color")                                            \
-  X(Payload, "payload")                                        \
-  X(Open, "open")                                              \
-  X(Depth, "depth")                                            \
-  X(RangeId, "range_id")                                       \
-  X(ToolVersion, "tool_version")                               \
-  X(Clock, "clock")                                            \
-  X(RealtimeOffsetNs, "realtime_offset_ns")                    \
-  X(Host, "host")                                              \
-  X(Pid, "pid")                                                \
-  X(DroppedRecords, "dropped_records")                         \
-  X(IncompleteRecords, "incomplete_records")                   \
-  X(ClampedSlices, "clamped_slices")                           \
-  X(Flows, "flows")                                            \
-  X(ExternalId, "external_id")                                 \
-  X(Scope, "scope")                                            \
-  X(ScopeId, "scope_id")                                       \
-  X(Errno, "errno")                                            \
-  X(Rank, "rank")                                              \
-  X(LocalRank, "local_rank")                                   \
-  X(WorldSize, "world_size")                                   \
-  X(NcclCollective, "nccl_collective")                         \
-  X(NcclOp, "nccl_op")                                         \
-  X(NcclDtype, "nccl_dtype")                                   \
-  X(NcclAlgo, "nccl_algo")                                     \
-  X(NcclProto, "nccl_proto")                                   \
-  X(MaxLanes, "max_lanes")                                     \
-  X(LaneTracks, "lane_tracks")
-// clang-format on
-
-enum class Arg : uint32_t {
-  None = 0,
-#define PFTRACE_ARG_ENUM(id, name) id,
-  PFTRACE_ARGS(PFTRACE_ARG_ENUM)
-#undef PFTRACE_ARG_ENUM
-      Count
-};
-constexpr const char* kArgNames[] = {"",
-#define PFTRACE_ARG_NAME(id, name) name,
-                                     PFTRACE_ARGS(PFTRACE_ARG_NAME)
-#undef PFTRACE_ARG_NAME
-};
-constexpr uint32_t kArgCount = static_cast<uint32_t>(Arg::Count);
-static_assert(sizeof(kArgNames) / sizeof(kArgNames[0]) == kArgCount);
-static_assert(kArgCount < 128, "argument name iids must stay one-byte varints");
 
 // ---- Text -----------------------------------------------------------------------
 
@@ -370,8 +289,6 @@ std::string validUtf8(std::string_view s) {
   return out;
 }
 
-bool isDriver(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Driver); }
-bool isOsrt(const ApiRecord& r) { return r.domain == static_cast<uint8_t>(ApiDomain::Osrt); }
 
 // ---- Tracks ---------------------------------------------------------------------
 
@@ -1274,6 +1191,8 @@ class SourceWriter {
     seq_->categories |= bit;
     intern(kInternedCategories, c, kCategoryNames[c]);
   }
+  // Argument names (record_args.h): their iids are fixed (the enum value),
+  // each interned on a sequence the first time it is used there.
   uint32_t argIid(Arg a) {
     const auto iid = static_cast<uint32_t>(a);
     if (!seq_->args[iid]) {
@@ -1427,10 +1346,6 @@ class SourceWriter {
   void clampArg(const Slice& s, uint64_t start, uint64_t end) {
     if (s.end - s.start != end - start) argUint(Arg::ClampedNs, (end - start) - (s.end - s.start));
   }
-  void graphArgs(uint32_t graphId, uint64_t graphNodeId) {
-    if (graphId != 0) argUint(Arg::GraphId, graphId);
-    if (graphNodeId != 0) argUint(Arg::GraphNodeId, graphNodeId);
-  }
   // An NCCL kernel's collective, as its name says (core/nccl_kernel.h): parts it leaves out are left out.
   void ncclArgs(const NcclKernelInfo& c) {
     auto part = [&](Arg a, const std::string& text) {
@@ -1454,6 +1369,34 @@ class SourceWriter {
       argStringIid(Arg::Scope, stringValueIid(e->scopeName));
       argUint(Arg::ScopeId, e->scopeId);
     }
+  }
+
+  // A record's arguments (record_args.h) as debug annotations.
+  struct ArgSink {
+    SourceWriter& w;
+    void u(Arg a, uint64_t v) { w.argUint(a, v); }
+    void i(Arg a, int64_t v) { w.argInt(a, v); }
+    void b(Arg a, bool v) { w.argBool(a, v); }
+    void real(Arg a, double v, int) { w.argDouble(a, v); }
+    void single(Arg a, float v) { w.argDouble(a, v); }
+    void string(Arg a, StringId id) { w.argStringIid(a, w.stringValueIid(id)); }
+    void text(Arg a, std::string_view v) { w.argStringIid(a, w.textValueIid(std::string(v))); }
+    void label(Arg a, Label l, uint8_t code, const char* name) {
+      uint32_t* iids = l == Label::CopyKind ? w.copyKindIid_ : l == Label::MemoryKind ? w.memoryKindIid_ : w.launchTypeIid_;
+      w.argStringIid(a, w.enumValueIid(iids[code], name));
+    }
+    void dim3(Arg a, int64_t x, int64_t y, int64_t z) {
+      w.argStringIid(a, w.dim3Iid(a == Arg::Grid ? w.grids_ : w.blocks_, x, y, z));
+    }
+    void nccl(StringId kernelName) {
+      if (const NcclKernelInfo* c = w.nccl_.find(kernelName)) w.ncclArgs(*c);
+    }
+    void externalIds(uint32_t correlationId) { w.externalIdArgs(correlationId); }
+  };
+  template <typename Describe>
+  void args(Describe&& describe) {
+    ArgSink sink{*this};
+    describe(sink);
   }
 
   // Starts the TrackEvent of the next packet with its category.
@@ -1604,47 +1547,22 @@ class SourceWriter {
 
   void writeApi(const Slice& s) {
     const ApiRecord& r = rec_.api[s.index];
-    if (isOsrt(r)) return writeOsrt(s);
-    beginEvent(isDriver(r) ? kCatDriver : kCatRuntime);
+    // A C library call that blocked the thread: the osrt activity.
+    beginEvent(isOsrtCall(r) ? kCatOsrt : isDriverCall(r) ? kCatDriver : kCatRuntime);
     const uint32_t name = rawNameIid(r.name);
-    argUint(Arg::Correlation, r.correlationId);
-    if (r.returnValue != 0) argUint(Arg::ReturnValue, r.returnValue);
-    externalIdArgs(r.correlationId);
+    args([&](ArgSink& a) { apiArgs(r, a); });
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
-    startFlows(s.index, r, s.start);
+    startFlows(s.index, r, s.start);  // none from C library calls: they have no id
     finishEvent(s.start);
   }
 
-  // A C library call that blocked the thread (the osrt activity).
-  void writeOsrt(const Slice& s) {
-    const ApiRecord& r = rec_.api[s.index];
-    beginEvent(kCatOsrt);
-    const uint32_t name = rawNameIid(r.name);
-    if (r.returnValue != 0) argUint(Arg::Errno, r.returnValue);
-    clampArg(s, r.start, r.end);
-    eventHead(kSliceBegin, name);
-    startFlows(s.index, r, s.start);  // none from calls our collectors record, which have no id
-    finishEvent(s.start);
-  }
 
   void writeKernel(const Slice& s) {
     const KernelRecord& k = rec_.kernels[s.index];
     beginEvent(kCatKernel);
     const uint32_t name = kernelNameIid(k.name);
-    argUint(Arg::Correlation, k.correlationId);
-    argStringIid(Arg::Grid, dim3Iid(grids_, k.gridX, k.gridY, k.gridZ));
-    argStringIid(Arg::Block, dim3Iid(blocks_, k.blockX, k.blockY, k.blockZ));
-    argUint(Arg::RegistersPerThread, k.registersPerThread);
-    argInt(Arg::StaticSharedMemory, k.staticSharedMemory);
-    argInt(Arg::DynamicSharedMemory, k.dynamicSharedMemory);
-    graphArgs(k.graphId, k.graphNodeId);
-    if (k.launchType != static_cast<uint8_t>(KernelLaunchType::Regular))
-      argStringIid(Arg::LaunchType,
-                   enumValueIid(launchTypeIid_[k.launchType], launchTypeName(k.launchType)));
-    if (k.isDeviceLaunched) argBool(Arg::DeviceLaunched, true);
-    if (const NcclKernelInfo* c = nccl_.find(k.name)) ncclArgs(*c);
-    externalIdArgs(k.correlationId);
+    args([&](ArgSink& a) { kernelArgs(k, a); });
     clampArg(s, k.start, k.end);
     eventHead(kSliceBegin, name);
     endFlow(k.correlationId, s.start);
@@ -1658,9 +1576,7 @@ class SourceWriter {
     // Names of their own above the composed ones' keys (all below 2^26).
     const uint32_t name = composedNameIid((4u << 24) + g.graphId,
                                           [&] { return "Graph " + std::to_string(g.graphId); });
-    argUint(Arg::GraphId, g.graphId);
-    argUint(Arg::Correlation, g.correlationId);
-    externalIdArgs(g.correlationId);
+    args([&](ArgSink& a) { graphLaunchArgs(g, a); });
     clampArg(s, g.start, g.end);
     eventHead(kSliceBegin, name);
     endFlow(g.correlationId, s.start);
@@ -1669,29 +1585,14 @@ class SourceWriter {
 
   void writeMemcpy(const Slice& s) {
     const MemcpyRecord& m = rec_.memcpys[s.index];
-    const auto copyKind = static_cast<CopyKind>(m.copyKind);
-    const char* kind = copyKindName(copyKind);
-    const char* src = memoryKindName(static_cast<MemoryKind>(m.srcKind));
-    const char* dst = memoryKindName(static_cast<MemoryKind>(m.dstKind));
     const uint32_t key = uint32_t{m.copyKind} << 16 | uint32_t{m.srcKind} << 8 | m.dstKind;
     beginEvent(kCatMemcpy);
-    const uint32_t name = composedNameIid(
-        key, [&] { return std::string("Memcpy ") + kind + " (" + src + " -> " + dst + ")"; });
-    argUint(Arg::Bytes, m.bytes);
-    argStringIid(Arg::CopyKind, enumValueIid(copyKindIid_[m.copyKind], kind));
-    argStringIid(Arg::SrcKind, enumValueIid(memoryKindIid_[m.srcKind], src));
-    argStringIid(Arg::DstKind, enumValueIid(memoryKindIid_[m.dstKind], dst));
-    argBool(Arg::Async, (m.flags & kCopyFlagAsync) != 0);
-    if (m.end > m.start)  // bytes per ns is GB/s
-      argDouble(Arg::BandwidthGBps,
-                static_cast<double>(m.bytes) / static_cast<double>(m.end - m.start));
-    argUint(Arg::Correlation, m.correlationId);
-    if (copyKind == CopyKind::PtoP) {
-      argUint(Arg::SrcDevice, m.srcDeviceId);
-      argUint(Arg::DstDevice, m.dstDeviceId);
-    }
-    graphArgs(m.graphId, m.graphNodeId);
-    externalIdArgs(m.correlationId);
+    const uint32_t name = composedNameIid(key, [&] {
+      return std::string("Memcpy ") + copyKindName(static_cast<CopyKind>(m.copyKind)) + " (" +
+             memoryKindName(static_cast<MemoryKind>(m.srcKind)) + " -> " +
+             memoryKindName(static_cast<MemoryKind>(m.dstKind)) + ")";
+    });
+    args([&](ArgSink& a) { memcpyArgs(m, a); });
     clampArg(s, m.start, m.end);
     eventHead(kSliceBegin, name);
     endFlow(m.correlationId, s.start);
@@ -1700,17 +1601,11 @@ class SourceWriter {
 
   void writeMemset(const Slice& s) {
     const MemsetRecord& m = rec_.memsets[s.index];
-    const char* kind = memoryKindName(static_cast<MemoryKind>(m.memoryKind));
     beginEvent(kCatMemset);
-    const uint32_t name = composedNameIid(1u << 24 | m.memoryKind,
-                                          [&] { return std::string("Memset (") + kind + ")"; });
-    argUint(Arg::Bytes, m.bytes);
-    argUint(Arg::Value, m.value);
-    argStringIid(Arg::MemoryKind, enumValueIid(memoryKindIid_[m.memoryKind], kind));
-    argBool(Arg::Async, (m.flags & kCopyFlagAsync) != 0);
-    argUint(Arg::Correlation, m.correlationId);
-    graphArgs(m.graphId, m.graphNodeId);
-    externalIdArgs(m.correlationId);
+    const uint32_t name = composedNameIid(1u << 24 | m.memoryKind, [&] {
+      return std::string("Memset (") + memoryKindName(static_cast<MemoryKind>(m.memoryKind)) + ")";
+    });
+    args([&](ArgSink& a) { memsetArgs(m, a); });
     clampArg(s, m.start, m.end);
     eventHead(kSliceBegin, name);
     endFlow(m.correlationId, s.start);
@@ -1723,9 +1618,7 @@ class SourceWriter {
     const uint32_t name = composedNameIid(2u << 24 | r.type, [&] {
       return std::string(syncTypeName(static_cast<SyncType>(r.type)));
     });
-    argUint(Arg::Correlation, r.correlationId);
-    if (r.streamId != kNotApplicable) argUint(Arg::Stream, r.streamId);
-    if (r.eventId != kNotApplicable) argUint(Arg::Event, r.eventId);
+    args([&](ArgSink& a) { syncArgs(r, a); });
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
     finishEvent(s.start);
@@ -1735,54 +1628,10 @@ class SourceWriter {
     const OverheadRecord& r = rec_.overheads[s.index];
     beginEvent(kCatOverhead);
     const uint32_t name = rawNameIid(r.name);
-    if (r.threadId != 0) argUint(Arg::Thread, r.threadId);
-    if (r.deviceId != kNotApplicable) argUint(Arg::Device, r.deviceId);
+    args([&](ArgSink& a) { overheadArgs(r, a); });
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
     finishEvent(s.start);
-  }
-
-  void nvtxArgs(const NvtxRecord& r) {
-    if (r.domain != kNoString) argStringIid(Arg::Domain, stringValueIid(r.domain));
-    argUint(Arg::NvtxCategory, r.category);
-    if (r.flags & kNvtxHasColor) {
-      static constexpr char kHex[] = "0123456789ABCDEF";
-      std::string color = "#";
-      for (int i = 0; i < 8; ++i) color += kHex[(r.color >> (28 - 4 * i)) & 0xf];
-      argStringIid(Arg::Color, textValueIid(color));
-    }
-    // The payload's raw bits as the type NVTX was given; 32-bit payloads sit
-    // in the low half, where NVTX's payload union puts them (little-endian).
-    const auto low = static_cast<uint32_t>(r.payload);
-    switch (static_cast<NvtxPayload>(r.payloadType)) {
-      case NvtxPayload::U64:
-        argUint(Arg::Payload, r.payload);
-        break;
-      case NvtxPayload::I64:
-        argInt(Arg::Payload, static_cast<int64_t>(r.payload));
-        break;
-      case NvtxPayload::U32:
-        argUint(Arg::Payload, low);
-        break;
-      case NvtxPayload::I32:
-        argInt(Arg::Payload, static_cast<int32_t>(low));
-        break;
-      case NvtxPayload::Double: {
-        double d;
-        std::memcpy(&d, &r.payload, sizeof d);
-        argDouble(Arg::Payload, d);
-        break;
-      }
-      case NvtxPayload::Float: {
-        float f;
-        std::memcpy(&f, &low, sizeof f);
-        argDouble(Arg::Payload, f);
-        break;
-      }
-      case NvtxPayload::None:
-        break;
-    }
-    if (r.flags & kNvtxOpen) argBool(Arg::Open, true);
   }
 
   // Push/pop ranges on their thread; start/end ranges on their lane.
@@ -1790,29 +1639,17 @@ class SourceWriter {
     const NvtxRecord& r = rec_.nvtx[s.index];
     beginEvent(kCatNvtx);
     const uint32_t name = rawNameIid(r.message);
-    nvtxArgs(r);
-    if (r.type == static_cast<uint8_t>(NvtxType::StartEnd)) {
-      startEndArgs(r);
-    } else {
-      argUint(Arg::Depth, r.depth);
-    }
+    args([&](ArgSink& a) { nvtxArgs(r, true, a); });
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
     finishEvent(s.start);
   }
-  void startEndArgs(const NvtxRecord& r) {
-    argUint(Arg::RangeId, r.id);
-    argUint(Arg::Thread, r.threadId);
-    if (r.endThreadId != 0 && r.endThreadId != r.threadId) argUint(Arg::EndThread, r.endThreadId);
-  }
-
   // Marks on their thread; empty start/end ranges on their lane.
   void writeInstant(const Instant& i) {
     const NvtxRecord& r = rec_.nvtx[i.nvtx];
     beginEvent(kCatNvtx);
     const uint32_t name = rawNameIid(r.message);
-    nvtxArgs(r);
-    if (r.type == static_cast<uint8_t>(NvtxType::StartEnd)) startEndArgs(r);
+    args([&](ArgSink& a) { nvtxArgs(r, false, a); });
     eventHead(kInstant, name);
     finishEvent(i.ts);
   }

@@ -10,7 +10,6 @@
 namespace cuptitrace {
 namespace {
 
-constexpr uint32_t kNotApplicable = 0xffffffffu;
 
 // Calls f(record) for every record of a sequence, in order, until f returns false.
 template <typename T, typename F>
