@@ -39,13 +39,20 @@ std::string findLibrary() {
 }
 
 // Whether the configuration the program will read selects osrt.
-bool selectsOsrt() {
+Config programConfig() {
   std::vector<std::string> ignored;  // the library reports bad values itself
-  return (parseConfig([](const char* name) { return std::getenv(name); }, ignored).activities &
-          kActivityOsrt) != 0;
+  return parseConfig([](const char* name) { return std::getenv(name); }, ignored);
 }
+bool selectsOsrt() { return (programConfig().activities & kActivityOsrt) != 0; }
 
 }  // namespace
+
+std::string accProfLibFor(const char* current, const std::string& library, std::string& note) {
+  if (current == nullptr || *current == '\0' || library == current) return library;
+  note = std::string("cuptitrace: ACC_PROFLIB is set (") + current +
+         "): it is kept, and OpenACC events are not recorded (the OpenACC runtime loads one profiling library)";
+  return {};
+}
 
 std::string watchLibraryBeside(const std::string& library) {
   const size_t slash = library.rfind('/');
@@ -88,6 +95,14 @@ int runCommand(int argc, char** argv) {
   }
   ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
   ::setenv("NVTX_INJECTION64_PATH", library.c_str(), 1);
+  // OpenACC runtimes load the library named by ACC_PROFLIB and call its
+  // acc_register_library; programs without one never read the variable.
+  if (const Config config = programConfig(); (config.activities & kActivityOpenAcc) != 0) {
+    std::string note;
+    const std::string value = accProfLibFor(std::getenv("ACC_PROFLIB"), library, note);
+    if (!value.empty()) ::setenv("ACC_PROFLIB", value.c_str(), 1);
+    if (!note.empty() && !config.quiet) std::fprintf(stderr, "%s\n", note.c_str());
+  }
   // osrt: the wrappers of C library calls live in a small library of their
   // own, reached only when preloaded. The program and every process it starts
   // load it; only those that use CUDA load the tracer (and libcupti), which

@@ -17,4 +17,10 @@ std::string watchLibraryBeside(const std::string& library);
 // is already in the list (entries split by colons or spaces).
 std::string preloadWith(const char* current, const std::string& library);
 
+// What to do with ACC_PROFLIB, whose value is `current` (may be null), for an
+// OpenACC runtime to load `library`: the value to set, or empty to leave it.
+// The OpenACC specification names one library there (no list), so a user's
+// own profiling library is kept and `note` says OpenACC events are not recorded.
+std::string accProfLibFor(const char* current, const std::string& library, std::string& note);
+
 }  // namespace cuptitrace::cli

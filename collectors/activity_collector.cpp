@@ -377,6 +377,11 @@ bool ActivityCollector::setRecording(bool on) {
     if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT) continue;
     ok = CUPTI_CHECK(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind)) == CUPTI_SUCCESS && ok;
   }
+  windowOpen_.store(on, std::memory_order_release);
+  if (openAccOn_.load(std::memory_order_acquire)) {
+    for (auto kind : openAccKinds())
+      ok = CUPTI_CHECK(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind)) == CUPTI_SUCCESS && ok;
+  }
   // The lean API set is not switched with the windows: CUPTI records nothing
   // of it once it has been switched off and on again (seen on CUDA 13.0). It
   // stays on until the detach, and the tracer keeps the calls made inside a
@@ -390,6 +395,8 @@ void ActivityCollector::prepareDetach() {
   stopPeriodicFlush();
   const osrt::FlushScope flushing;
   for (auto kind : enabled_) cuptiActivityDisable(kind);
+  if (openAccOn_.load(std::memory_order_acquire))
+    for (auto kind : openAccKinds()) cuptiActivityDisable(kind);
   if (leanRuntime() || leanDriver()) setLeanApi(false);
   setUvm(false);
   CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));

@@ -51,6 +51,12 @@ class ActivityCollector {
   // enables what CUPTI could not enable before the driver was ready.
   void onContextCreated();
 
+  // An OpenACC runtime registered with CUPTI (openacc_collector.cpp):
+  // enables CUPTI's OpenACC kinds, and the external correlation records that
+  // tie OpenACC events to the CUDA calls they made. Once; later calls do
+  // nothing. False when CUPTI refused one.
+  bool enableOpenAcc();
+
   // Counters for the trace metadata.
   void publishCounters();
 
@@ -107,6 +113,11 @@ class ActivityCollector {
   bool uvmRefused_ = false;  // under uvmMutex_  // optional kinds CUPTI refused ("memory", "uvm", "graph")
   uint32_t uvmCounters_ = 0;          // unified memory counters configured
   bool started_ = false;
+  // OpenACC kinds (openAccKinds()), once a runtime registered: switched with
+  // the windows too.
+  static const std::vector<CUpti_ActivityKind>& openAccKinds();
+  std::atomic<bool> openAccOn_{false};
+  std::atomic<bool> windowOpen_{true};  // the last setRecording
   // CUPTI may be called from the drain thread (periodic flush): false once
   // stopping or detaching.
   std::atomic<bool> recording_{false};

@@ -56,6 +56,9 @@ static_assert(sizeof(cupti::MemoryPoolActivity) == 80);
 static_assert(sizeof(cupti::UvmActivity) == 104);
 static_assert(sizeof(cupti::GraphActivity) == 56);
 static_assert(sizeof(cupti::ExternalCorrelationActivity) == 24);
+static_assert(sizeof(cupti::OpenAccDataActivity) == 152);
+static_assert(sizeof(cupti::OpenAccLaunchActivity) == 152);
+static_assert(sizeof(cupti::OpenAccOtherActivity) == 120);
 
 std::atomic<RecordLayout> gActive{RecordLayout::Cupti130};
 

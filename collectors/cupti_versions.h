@@ -24,5 +24,8 @@ using MemoryPoolActivity = CUpti_ActivityMemoryPool3;          // CUPTI_ACTIVITY
 using UvmActivity = CUpti_ActivityUnifiedMemoryCounter3;       // CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER
 using GraphActivity = CUpti_ActivityGraphTrace2;               // CUPTI_ACTIVITY_KIND_GRAPH_TRACE
 using ExternalCorrelationActivity = CUpti_ActivityExternalCorrelation;  // CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION
+using OpenAccDataActivity = CUpti_ActivityOpenAccData;         // CUPTI_ACTIVITY_KIND_OPENACC_DATA
+using OpenAccLaunchActivity = CUpti_ActivityOpenAccLaunch;     // CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH
+using OpenAccOtherActivity = CUpti_ActivityOpenAccOther;       // CUPTI_ACTIVITY_KIND_OPENACC_OTHER
 
 }  // namespace cuptitrace::cupti

@@ -267,6 +267,11 @@ void Decoder::decode(const CUpti_Activity* record) {
       trace_.store.add(r);
       return;
     }
+    case CUPTI_ACTIVITY_KIND_OPENACC_DATA:
+    case CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH:
+    case CUPTI_ACTIVITY_KIND_OPENACC_OTHER:
+      decodeOpenAcc(record);
+      return;
     default:
       ++unknown_;
       return;

@@ -49,6 +49,10 @@ class Decoder {
   void decodeDevice(const CUpti_Activity* record);
   void decodeContext(const CUpti_Activity* record);
   void decodeName(const CUpti_Activity* record);
+  void decodeOpenAcc(const CUpti_Activity* record);  // openacc_decoder.cpp
+  // A string CUPTI copied from the OpenACC runtime, interned by its text: its
+  // address may be reused for another name once the runtime frees it.
+  StringId internText(const char* text);
 
   Trace& trace_;
   const RecordLayout layout_;

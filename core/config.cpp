@@ -20,6 +20,7 @@ constexpr NamedBit kActivities[] = {
     {"runtime", kActivityRuntime}, {"driver", kActivityDriver}, {"nvtx", kActivityNvtx},
     {"sync", kActivitySync},     {"overhead", kActivityOverhead}, {"memory", kActivityMemory},
     {"uvm", kActivityUvm},       {"api", kActivityApi},       {"osrt", kActivityOsrt},
+    {"openacc", kActivityOpenAcc},
 };
 constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}, {"pftrace", kFormatPftrace}, {"json.gz", kFormatJsonGz}, {"sqlite", kFormatSqlite}};
 
@@ -324,10 +325,12 @@ const std::vector<ConfigVar>& configTable() {
   static const std::vector<ConfigVar> table = {
       {"CUPTITRACE_ACTIVITIES", "list", "default",
        "comma list of kernel, memcpy, memset, api, runtime, driver, nvtx, sync, overhead, memory, uvm, "
-       "osrt, default (kernel,memcpy,memset,api,nvtx), all (every kind but osrt)",
+       "openacc, osrt, default (kernel,memcpy,memset,api,nvtx,openacc), all (every kind but osrt)",
        "Activity kinds to record; every kind not named is off. api records the runtime and driver "
        "calls that launch, copy, set, wait for, allocate or free GPU work and memory (the lean set: "
-       "queries such as cudaGetDevice are left out); runtime and driver record every call of their API.",
+       "queries such as cudaGetDevice are left out); runtime and driver record every call of their API. "
+       "openacc records OpenACC runtime events where an OpenACC runtime loads the library through "
+       "ACC_PROFLIB (cuptitrace sets it); it costs nothing in other programs.",
        applyActivities},
       {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, json.gz, csv, native, pftrace, sqlite",
        "Output formats written at exit (json.gz: the JSON, gzip-compressed as it is written; sqlite: "

@@ -32,13 +32,17 @@ enum Activity : uint32_t {
   // memory, chosen per callback id (the lean API set); runtime and driver
   // each record every call of their API instead.
   kActivityApi = 1u << 10,
+  // OpenACC runtime events (data, launch, other) through the OpenACC tools
+  // interface. In the default set: it costs nothing unless an OpenACC runtime
+  // loads the library through ACC_PROFLIB and calls acc_register_library.
+  kActivityOpenAcc = 1u << 11,
   // C library calls that block (file I/O, sleeps, waits): not a CUPTI kind,
   // recorded by the library's wrappers when it is preloaded; not in "all".
   kActivityOsrt = 1u << 24,
 };
 inline constexpr uint32_t kActivityDefault =
-    kActivityKernel | kActivityMemcpy | kActivityMemset | kActivityApi | kActivityNvtx;
-inline constexpr uint32_t kActivityAll = (1u << 11) - 1;
+    kActivityKernel | kActivityMemcpy | kActivityMemset | kActivityApi | kActivityNvtx | kActivityOpenAcc;
+inline constexpr uint32_t kActivityAll = (1u << 12) - 1;
 
 // Output formats that can be selected with CUPTITRACE_FORMAT.
 enum Format : uint32_t {

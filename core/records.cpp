@@ -16,6 +16,7 @@ const char* recordKindName(RecordKind kind) {
     case RecordKind::Uvm: return "uvm";
     case RecordKind::Graph: return "graph";
     case RecordKind::ExternalId: return "external_id";
+    case RecordKind::OpenAcc: return "openacc";
     case RecordKind::Count: break;
   }
   return "unknown";

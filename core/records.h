@@ -27,6 +27,7 @@ enum class RecordKind : uint8_t {
   Uvm,         // unified memory transfers and page faults
   Graph,       // whole CUDA graph launches (graph-level tracing)
   ExternalId,  // external correlation: an application id attached to API calls
+  OpenAcc,     // OpenACC runtime events (data, launch, other), through the OpenACC tools interface
   Count  // number of kinds; keep last
 };
 inline constexpr int kRecordKindCount = static_cast<int>(RecordKind::Count);
@@ -291,6 +292,61 @@ struct ExternalIdRecord {
   uint8_t reserved[3];
 };
 
+// ---- OpenACC ------------------------------------------------------------------
+
+// Which of CUPTI's three OpenACC record kinds a record came from.
+enum class OpenAccType : uint8_t { Data = 0, Launch = 1, Other = 2 };
+const char* openAccTypeName(uint8_t type);  // "data", "launch", "other"
+
+// OpenACC event kinds (CUpti_OpenAccEventKind values).
+enum class OpenAccEvent : uint8_t {
+  Invalid = 0, DeviceInit = 1, DeviceShutdown = 2, RuntimeShutdown = 3, EnqueueLaunch = 4,
+  EnqueueUpload = 5, EnqueueDownload = 6, Wait = 7, ImplicitWait = 8, ComputeConstruct = 9,
+  Update = 10, EnterData = 11, ExitData = 12, Create = 13, Delete = 14, Alloc = 15, Free = 16
+};
+// The OpenACC tools interface's name of an event kind: "acc_enqueue_launch", ...
+const char* openAccEventName(uint8_t event);
+// OpenACC construct kinds (CUpti_OpenAccConstructKind values): "parallel", "data", ...
+const char* openAccConstructName(uint8_t construct);
+
+// One OpenACC event: a construct (compute, data, update, enter/exit data), an
+// enqueued launch or transfer, a wait, an allocation. The launch and data
+// fields are 0 (or kNoString) in records of the other types.
+struct OpenAccRecord {
+  uint64_t start;          // ns
+  uint64_t end;            // ns
+  uint64_t async;          // value of the async() clause
+  uint64_t asyncMap;       // the runtime's queue for it
+  uint64_t bytes;          // data: bytes moved or allocated
+  uint64_t hostPtr;        // data
+  uint64_t devicePtr;      // data
+  uint64_t numGangs;       // launch
+  uint64_t numWorkers;     // launch
+  uint64_t vectorLength;   // launch
+  StringId srcFile;        // source file as the runtime names it
+  StringId funcName;       // function the event occurred in
+  StringId varName;        // data: the variable ("X[:in_size]")
+  StringId kernelName;     // launch: the kernel launched
+  uint32_t version;
+  uint32_t deviceType;     // acc_device_t, as the runtime numbers it (NVIDIA's and GCC's differ)
+  uint32_t deviceNumber;
+  uint32_t threadId;       // the OpenACC runtime's thread id
+  uint32_t lineNo;         // 0 when unknown
+  uint32_t endLineNo;
+  uint32_t funcLineNo;
+  uint32_t funcEndLineNo;
+  uint32_t cuDeviceId;     // valid for NVIDIA devices
+  uint32_t cuContextId;
+  uint32_t cuStreamId;
+  uint32_t cuProcessId;
+  uint32_t cuThreadId;     // OS thread id (the tid API records carry)
+  uint32_t externalId;     // OpenACC correlation id: the external id of the CUDA calls it made
+  uint8_t type;            // OpenAccType
+  uint8_t eventKind;       // OpenAccEvent
+  uint8_t parentConstruct; // CUpti_OpenAccConstructKind
+  uint8_t implicit;        // 1 for an implicit event (the wait at the end of a synchronous construct)
+};
+
 // Fixed sizes: records are written to disk raw (see exporters/native), so a
 // change here is a change of the native format version.
 static_assert(sizeof(KernelRecord) == 80);
@@ -305,12 +361,14 @@ static_assert(sizeof(MemoryPoolRecord) == 64);
 static_assert(sizeof(UvmRecord) == 48);
 static_assert(sizeof(GraphRecord) == 40);
 static_assert(sizeof(ExternalIdRecord) == 16);
+static_assert(sizeof(OpenAccRecord) == 160);
 static_assert(std::is_trivially_copyable_v<KernelRecord> && std::is_trivially_copyable_v<MemcpyRecord> &&
               std::is_trivially_copyable_v<MemsetRecord> && std::is_trivially_copyable_v<ApiRecord> &&
               std::is_trivially_copyable_v<NvtxRecord> && std::is_trivially_copyable_v<SyncRecord> &&
               std::is_trivially_copyable_v<OverheadRecord> && std::is_trivially_copyable_v<MemoryRecord> &&
               std::is_trivially_copyable_v<MemoryPoolRecord> && std::is_trivially_copyable_v<UvmRecord> &&
-              std::is_trivially_copyable_v<GraphRecord> && std::is_trivially_copyable_v<ExternalIdRecord>);
+              std::is_trivially_copyable_v<GraphRecord> && std::is_trivially_copyable_v<ExternalIdRecord> &&
+              std::is_trivially_copyable_v<OpenAccRecord>);
 
 // Maps a record type to its kind, for templates over all kinds.
 template <typename T> struct RecordKindOf;
@@ -326,13 +384,14 @@ template <> struct RecordKindOf<MemoryPoolRecord> { static constexpr RecordKind 
 template <> struct RecordKindOf<UvmRecord> { static constexpr RecordKind value = RecordKind::Uvm; };
 template <> struct RecordKindOf<GraphRecord> { static constexpr RecordKind value = RecordKind::Graph; };
 template <> struct RecordKindOf<ExternalIdRecord> { static constexpr RecordKind value = RecordKind::ExternalId; };
+template <> struct RecordKindOf<OpenAccRecord> { static constexpr RecordKind value = RecordKind::OpenAcc; };
 
 // Every record type, in RecordKind order: code over all kinds is written once
 // against this list, so adding a kind is adding it here.
 template <typename... Ts> struct RecordTypeList {};
 using AllRecordTypes = RecordTypeList<KernelRecord, MemcpyRecord, MemsetRecord, ApiRecord, NvtxRecord, SyncRecord,
                                       OverheadRecord, MemoryRecord, MemoryPoolRecord, UvmRecord, GraphRecord,
-                                      ExternalIdRecord>;
+                                      ExternalIdRecord, OpenAccRecord>;
 
 // A value standing for a record type: f(RecordTag<T>{}) lets a generic lambda
 // name T as typename decltype(tag)::type.

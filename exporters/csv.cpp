@@ -67,6 +67,14 @@ constexpr std::array kUvmColumns = {
 constexpr std::array kGraphColumns = {"start_ns", "end_ns", "duration_ns", "device", "context",
                                       "stream", "correlation_id", "graph_id", "end_device"};
 constexpr std::array kExternalIdColumns = {"correlation_id", "kind", "external_id", "scope"};
+// Every field of CUPTI's OpenACC data, launch and other records; those of
+// another type's record are empty.
+constexpr std::array kOpenAccColumns = {
+    "type", "event", "start_ns", "end_ns", "duration_ns", "thread_id", "process_id", "src_file",
+    "line", "end_line", "func_name", "func_line", "func_end_line", "parent_construct", "implicit",
+    "version", "device_type", "device_number", "acc_thread_id", "async", "async_map", "device",
+    "context", "stream", "external_id", "var_name", "bytes", "host_ptr", "device_ptr",
+    "kernel_name", "num_gangs", "num_workers", "vector_length"};
 // clang-format on
 
 // Ids CUPTI uses for "not applicable" (sync stream/event, overhead device).
@@ -481,6 +489,45 @@ void writeGraphs(const Trace& trace, CsvWriter& w) {
   });
 }
 
+void writeOpenAcc(const Trace& trace, CsvWriter& w) {
+  trace.store.records<OpenAccRecord>().forEach([&](const OpenAccRecord& r) {
+    const bool data = r.type == static_cast<uint8_t>(OpenAccType::Data);
+    const bool launch = r.type == static_cast<uint8_t>(OpenAccType::Launch);
+    w.text(openAccTypeName(r.type));
+    w.text(openAccEventName(r.eventKind));
+    w.times(r.start, r.end);
+    w.integer(r.cuThreadId);
+    w.integer(r.cuProcessId);
+    w.text(trace.strings.get(r.srcFile));
+    w.integer(r.lineNo);
+    w.integer(r.endLineNo);
+    w.text(trace.strings.get(r.funcName));
+    w.integer(r.funcLineNo);
+    w.integer(r.funcEndLineNo);
+    w.text(openAccConstructName(r.parentConstruct));
+    w.integer(r.implicit);
+    w.integer(r.version);
+    w.integer(r.deviceType);
+    w.integer(r.deviceNumber);
+    w.integer(r.threadId);
+    w.integer(r.async);
+    w.integer(r.asyncMap);
+    w.integer(r.cuDeviceId);
+    w.integer(r.cuContextId);
+    w.integer(r.cuStreamId);
+    w.integer(r.externalId);
+    w.text(trace.strings.get(r.varName));
+    if (data) w.integer(r.bytes); else w.empty();
+    if (data) writeAddress(w, r.hostPtr); else w.empty();
+    if (data) writeAddress(w, r.devicePtr); else w.empty();
+    w.text(trace.strings.get(r.kernelName));
+    if (launch) w.integer(r.numGangs); else w.empty();
+    if (launch) w.integer(r.numWorkers); else w.empty();
+    if (launch) w.integer(r.vectorLength); else w.empty();
+    w.endRow();
+  });
+}
+
 }  // namespace
 
 const std::vector<std::string>& csvColumns(RecordKind kind) {
@@ -496,6 +543,7 @@ const std::vector<std::string>& csvColumns(RecordKind kind) {
   static const std::vector<std::string> uvm = toVector(kUvmColumns);
   static const std::vector<std::string> graphs = toVector(kGraphColumns);
   static const std::vector<std::string> externalIds = toVector(kExternalIdColumns);
+  static const std::vector<std::string> openAcc = toVector(kOpenAccColumns);
   static const std::vector<std::string> none;
   switch (kind) {
     case RecordKind::Kernel:
@@ -522,6 +570,8 @@ const std::vector<std::string>& csvColumns(RecordKind kind) {
       return graphs;
     case RecordKind::ExternalId:
       return externalIds;
+    case RecordKind::OpenAcc:
+      return openAcc;
     case RecordKind::Count:
       break;
   }
@@ -554,6 +604,8 @@ const char* csvTableName(RecordKind kind) {
       return "graphs";
     case RecordKind::ExternalId:
       return "external_ids";
+    case RecordKind::OpenAcc:
+      return "openacc";
     case RecordKind::Count:
       break;
   }
@@ -590,6 +642,8 @@ void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out) {
       return writeGraphs(trace, w);
     case RecordKind::ExternalId:
       return writeExternalIds(trace, w);
+    case RecordKind::OpenAcc:
+      return writeOpenAcc(trace, w);
     case RecordKind::Count:
       break;
   }

@@ -168,6 +168,9 @@ StringId maxStringId(const MemoryPoolRecord&) { return kNoString; }
 StringId maxStringId(const UvmRecord&) { return kNoString; }
 StringId maxStringId(const GraphRecord&) { return kNoString; }
 StringId maxStringId(const ExternalIdRecord&) { return kNoString; }
+StringId maxStringId(const OpenAccRecord& r) {
+  return std::max({r.srcFile, r.funcName, r.varName, r.kernelName});
+}
 
 class NativeReader {
  public:

@@ -335,6 +335,7 @@ void Tracer::finishCollection() {
   if (nvtxCallbacks_) nvtxCallbacks_->publish(trace_);
   if (capture_) capture_->publish(trace_);
   publicApi_.publish(trace_.counters);
+  openAccBoundary_.publish(trace_.counters);
   // What the outputs hold besides the records: the reports the durations of
   // one kind of record at a time (8 bytes each, for exact medians), the
   // timeline exporters a window of slices and bits per correlation id (tens

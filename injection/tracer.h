@@ -39,6 +39,11 @@ class Tracer {
   ExternalIds* externalIds() { return active() ? externalIds_.get() : nullptr; }
   // The public C API's boundary (public_api.cpp): counted into the trace.
   FaultBoundary& publicApiBoundary() { return publicApi_; }
+  // An OpenACC runtime called acc_register_library (openacc_entry.cpp):
+  // starts tracing if it has not started, and with the openacc kind selected
+  // hands the runtime's registration functions to CUPTI and enables the
+  // OpenACC records. Never throws.
+  void registerOpenAcc(void* profRegister, void* profUnregister, void* profLookup) noexcept;
   // True when tracing runs and follows NVTX (to record it, or for capture
   // windows over NVTX ranges): only then is NVTX handed to CUPTI. Never in a
   // forked child, nor once CUPTI is detached.
@@ -80,6 +85,7 @@ class Tracer {
   OsrtRecorder osrtRecorder_;  // only with CUPTITRACE_CAPTURE other than all
   std::atomic<bool> osrtReady_{false};  // the osrt activity can record (startOsrt)
   FaultBoundary publicApi_{"public_api"};
+  FaultBoundary openAccBoundary_{"openacc_register"};
   std::atomic<ActivityCollector*> drainToWake_{nullptr};  // once started: NVTX backlogs wake it
 };
 

@@ -9,9 +9,9 @@ fail() { echo "check_exports: FAIL $*" >&2; failures=$((failures + 1)); }
 # Defined dynamic symbols, one name a line, without version suffixes.
 exported() { nm -D --defined-only "$1" | awk '$2 != "A" { sub(/@.*/, "", $3); print $3 }' | sort -u; }
 
-# The tracer: its two injection entry points and the public API, whose every
+# The tracer: its injection entry points (CUDA's, NVTX's, OpenACC's) and the public API, whose every
 # function the header names in a comment ("cuptitrace_v1_active", ...).
-expected_tracer=$( { printf '%s\n' InitializeInjection InitializeInjectionNvtx2;
+expected_tracer=$( { printf '%s\n' InitializeInjection InitializeInjectionNvtx2 acc_register_library;
   grep -o '/\* "cuptitrace_[a-z0-9_]*" \*/' "$src/include/cuptitrace/cuptitrace.h" | tr -d '/*" '; } | sort -u)
 actual_tracer=$(exported "$tracer")
 if [ "$actual_tracer" != "$expected_tracer" ]; then

@@ -43,7 +43,7 @@ TEST_CASE("activities: the default records the lean API set, not every call", "[
   CHECK((all & kActivityDriver) != 0);
   CHECK((all & kActivityApi) != 0);
   CHECK(messages.empty());
-  CHECK(activityNames(kActivityDefault) == "kernel,memcpy,memset,nvtx,api");
+  CHECK(activityNames(kActivityDefault) == "kernel,memcpy,memset,nvtx,api,openacc");
 }
 
 TEST_CASE("api set: read back from the trace's configuration and counters", "[config][api]") {

@@ -776,7 +776,8 @@ TEST_CASE("chrome json: metadata describes the trace and everything lost") {
                               {"memory_pool", 0},
                               {"uvm", 0},
                               {"graph", 0},
-                              {"external_id", 0}}));
+                              {"external_id", 0},
+                              {"openacc", 0}}));
   CHECK(m["dropped_records"] == 7);
   CHECK(m["dropped"]["kernel"] == 5);
   CHECK(m["dropped"]["memcpy"] == 0);
