@@ -163,6 +163,7 @@ ReportTable uvmReport(ReportData& data);          // report_uvm.cpp
 ReportTable osrtReport(ReportData& data);         // report_osrt.cpp
 ReportTable externalIdsReport(ReportData& data);  // report_external_ids.cpp
 ReportTable devicesReport(ReportData& data);      // report_devices.cpp
+ReportTable openAccReport(ReportData& data);      // report_openacc.cpp
 
 // Columns and cells that several reports share.
 std::vector<Column> timeStatColumns(const char* countTitle, const char* countKey);

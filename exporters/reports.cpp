@@ -53,6 +53,9 @@ const std::vector<Entry>& entries() {
        reports::externalIdsReport},
       {{"devices", "per GPU: name, compute capability, SMs, memory, clock, contexts and work"},
        reports::devicesReport},
+      {{"openacc", "OpenACC events by exclusive time, per event, source line and variable or kernel "
+                   "(nvprof's OpenACC (excl))"},
+       reports::openAccReport},
   };
   return table;
 }
@@ -141,9 +144,11 @@ std::string exitSummary(const std::vector<ReportTable>& all, size_t topRows,
   RenderOptions render;
   render.top = topRows;
   std::string out;
-  for (const char* name : {"gpu_activities", "api_calls"}) {
+  for (const char* name : {"gpu_activities", "api_calls", "openacc"}) {
     for (const auto& table : all) {
       if (table.name != name) continue;
+      // OpenACC's table only for the programs that have OpenACC events.
+      if (table.name == "openacc" && table.rows.empty()) continue;
       ReportTable shown = table;
       shown.title = "cuptitrace: " + table.title;
       renderText(shown, render, out);

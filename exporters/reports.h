@@ -19,6 +19,8 @@
 //   uvm             unified memory per device and counter: bytes migrated, faults (nsys um_sum)
 //   osrt            C library calls that blocked, per function (nsys osrt_sum)
 //   external_ids    GPU time per external id and named scope (the PyTorch profiler's per-op time)
+//   devices         per GPU: name, compute capability, SMs, memory, clock, contexts and work
+//   openacc         OpenACC events by exclusive time, per event @ file:line (nvprof's OpenACC (excl))
 //
 // Statistics are exact: medians and standard deviations are over all values
 // (the sample standard deviation, n - 1, as nsys prints it). Rows are sorted
