@@ -66,6 +66,8 @@
 #include "core/api_set.h"
 #include "core/demangle.h"
 #include "exporters/external_ids.h"
+#include "exporters/openacc_flows.h"
+#include "exporters/openacc_nesting.h"
 #include "exporters/flow_sources.h"
 #include "exporters/json_text.h"
 #include "exporters/memory_tracks.h"
@@ -232,6 +234,7 @@ class ChromeJsonWriter {
         rec_(trace_.store),
         sources_(rec_.api),
         externalIds_(trace_),
+        accFlows_(trace_),
         nccl_(trace_),
         hostPid_(in.hostPid()),
         windowSlices_(windowSlices),
@@ -565,7 +568,44 @@ class ChromeJsonWriter {
         return writeSync(s, t);
       case SliceSource::Overhead:
         return writeOverhead(s, t);
+      case SliceSource::OpenAcc:
+        return writeOpenAcc(s, t);
     }
+  }
+
+  // An OpenACC event on the thread that made it (its arguments: record_args.h),
+  // and an arrow to each GPU slice its CUDA calls launched (openacc_flows.h).
+  // The launch arrows use bind_id, one per slice; these are v1 flow events
+  // (cat "openacc"), bound to the slice the event is written right after:
+  // same track, same time.
+  void writeOpenAcc(const Slice& s, const Track& t) {
+    const OpenAccRecord& r = rec_.openacc[s.index];
+    JsonText name;
+    name.quoted(openAccEventLabel(r, trace_.strings));
+    beginSlice("openacc", name.view(), t, s);
+    argsAndEnd(s, r.start, r.end, [&](ArgSink& a) { openAccArgs(r, a); });
+    if (const std::vector<uint32_t>* calls = accFlows_.callsOf(r.externalId)) {
+      for (const uint32_t correlation : *calls)
+        if (gpuDrawn_.contains(correlation)) openAccFlowEvent("s", correlation, t, s);
+    }
+  }
+  // The end of an OpenACC event's arrow, on GPU work its calls launched.
+  void openAccFlowIn(uint32_t correlationId, const Track& t, const Slice& s) {
+    if (accFlows_.empty() || accFlows_.eventOf(correlationId) == 0) return;
+    openAccFlowEvent("f", correlationId, t, s);
+  }
+  void openAccFlowEvent(const char* phase, uint32_t correlationId, const Track& t, const Slice& s) {
+    beginEvent();
+    b_.lit("\"ph\":\"");
+    b_.put(phase);
+    b_.lit("\",\"cat\":\"openacc\",\"name\":\"openacc\",\"id\":");
+    b_.uint(place_.flowBase + correlationId);
+    if (phase[0] == 'f') b_.lit(",\"bp\":\"e\"");
+    b_.put(',');
+    b_.put(t.prefixOfLane(s.lane));
+    time(",\"ts\":", s.start);
+    endEvent();
+    if (phase[0] == 'f') ++sink_.stats.flows;
   }
 
   // A whole graph launch (CUPTITRACE_GRAPHS=graph), with the arrow from its cudaGraphLaunch.
@@ -578,6 +618,7 @@ class ChromeJsonWriter {
     sliceTimes(t, s);
     flowIn(g.correlationId);
     argsAndEnd(s, g.start, g.end, [&](ArgSink& a) { graphLaunchArgs(g, a); });
+    openAccFlowIn(g.correlationId, t, s);
   }
 
   void writeApi(const Slice& s, const Track& t) {
@@ -600,6 +641,7 @@ class ChromeJsonWriter {
     beginSlice("kernel", quotedKernelName(k.name), t, s);
     flowIn(k.correlationId);
     argsAndEnd(s, k.start, k.end, [&](ArgSink& a) { kernelArgs(k, a); });
+    openAccFlowIn(k.correlationId, t, s);
   }
 
   void writeMemcpy(const Slice& s, const Track& t) {
@@ -616,6 +658,7 @@ class ChromeJsonWriter {
     sliceTimes(t, s);
     flowIn(m.correlationId);
     argsAndEnd(s, m.start, m.end, [&](ArgSink& a) { memcpyArgs(m, a); });
+    openAccFlowIn(m.correlationId, t, s);
   }
 
   void writeMemset(const Slice& s, const Track& t) {
@@ -627,6 +670,7 @@ class ChromeJsonWriter {
     sliceTimes(t, s);
     flowIn(m.correlationId);
     argsAndEnd(s, m.start, m.end, [&](ArgSink& a) { memsetArgs(m, a); });
+    openAccFlowIn(m.correlationId, t, s);
   }
 
   void writeSync(const Slice& s, const Track& t) {
@@ -957,6 +1001,7 @@ class ChromeJsonWriter {
   const TimelineRecords rec_;
   const FlowSources sources_;
   const ExternalIdIndex externalIds_;
+  const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
   NcclNames nccl_;  // which kernels are NCCL's collectives
   const uint32_t hostPid_;
   const size_t windowSlices_;

@@ -44,6 +44,8 @@ ExternalIdIndex::ExternalIdIndex(const Trace& trace) {
   std::stable_sort(byCorrelation.begin(), byCorrelation.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [correlation, r] : byCorrelation) {
+    // OpenACC's ids tie its events to their CUDA calls (openacc_flows.h): not the program's ids.
+    if (r->externalKind == static_cast<uint8_t>(ExternalKind::OpenAcc)) continue;
     if (keys_.empty() || keys_.back() != correlation) {
       keys_.push_back(correlation);
       entries_.emplace_back();

@@ -113,6 +113,8 @@
 #include "core/api_set.h"
 #include "core/demangle.h"
 #include "exporters/external_ids.h"
+#include "exporters/openacc_flows.h"
+#include "exporters/openacc_nesting.h"
 #include "exporters/flow_sources.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/nccl_names.h"
@@ -228,11 +230,12 @@ enum Category : uint8_t {
   kCatMetadata,
   kCatOsrt,
   kCatGraph,
+  kCatOpenAcc,
   kCategoryCount
 };
 constexpr const char* kCategoryNames[kCategoryCount] = {
     "",     "kernel", "memcpy",   "memset",  "cuda_runtime", "cuda_driver",
-    "nvtx", "sync",   "overhead", "metadata", "osrt", "graph"};
+    "nvtx", "sync",   "overhead", "metadata", "osrt", "graph", "openacc"};
 
 // ---- Text -----------------------------------------------------------------------
 
@@ -524,6 +527,7 @@ class SourceWriter {
         rec_(trace_.store),
         sources_(rec_.api),
         externalIds_(trace_),
+        accFlows_(trace_),
         nccl_(trace_),
         hostPid_(input.hostPid()),
         offset_(static_cast<uint64_t>(trace_.meta.wallClockOffsetNs())),
@@ -1447,6 +1451,14 @@ class SourceWriter {
   }
   // The flow a GPU slice ends: one its call started, if the call was written before it.
   void endFlow(uint32_t correlation, uint64_t ts) {
+    // The arrow from the OpenACC event that made the call, if it was written before.
+    if (!accFlows_.empty()) {
+      if (const uint32_t id = accPending_.take(correlation)) {
+        flowIds(kTagTerminatingFlowId, id);
+        flowIds_.end(id, ts + offset_);
+        ++accFlowsWritten_;
+      }
+    }
     if (!sources_.hasSource(correlation)) return;
     const uint32_t id = pending_.take(correlation);
     if (id == 0) {
@@ -1542,7 +1554,32 @@ class SourceWriter {
         return writeSync(s);
       case SliceSource::Overhead:
         return writeOverhead(s);
+      case SliceSource::OpenAcc:
+        return writeOpenAcc(s);
     }
+  }
+
+  // An OpenACC event on the thread that made it; it starts a flow to each GPU
+  // slice its CUDA calls launched (openacc_flows.h), which those end.
+  void writeOpenAcc(const Slice& s) {
+    const OpenAccRecord& r = rec_.openacc[s.index];
+    beginEvent(kCatOpenAcc);
+    const std::string label = openAccEventLabel(r, trace_.strings);
+    const auto [it, added] = openAccNameIid_.try_emplace(label, 0);
+    if (added) it->second = newName(validUtf8(label));
+    const uint32_t name = useName(it->second);
+    args([&](ArgSink& a) { openAccArgs(r, a); });
+    clampArg(s, r.start, r.end);
+    eventHead(kSliceBegin, name);
+    if (const std::vector<uint32_t>* calls = accFlows_.callsOf(r.externalId)) {
+      for (const uint32_t correlation : *calls) {
+        if (!gpuDrawn_.contains(correlation)) continue;
+        const uint32_t id = flowIds_.start(s.start + offset_);
+        flowIds(kTagFlowId, id);
+        accPending_.add(correlation, id);
+      }
+    }
+    finishEvent(s.start);
   }
 
   void writeApi(const Slice& s) {
@@ -1695,6 +1732,10 @@ class SourceWriter {
   const TimelineRecords rec_;
   const FlowSources sources_;
   const ExternalIdIndex externalIds_;
+  const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
+  PendingFlows accPending_;      // their flows started and not yet ended
+  uint64_t accFlowsWritten_ = 0;
+  std::unordered_map<std::string, uint32_t> openAccNameIid_;  // event labels
   NcclNames nccl_;  // which kernels are NCCL's collectives
   std::unordered_map<std::string, uint32_t> ncclValueIid_;  // their parts' string iids
   const uint32_t hostPid_;  // as shown

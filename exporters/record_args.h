@@ -88,7 +88,29 @@ namespace cuptitrace {
   X(NcclProto, "nccl_proto")                                   \
   X(MaxLanes, "max_lanes")                                     \
   X(LaneTracks, "lane_tracks")                                 \
-  X(EndDevice, "end_device")
+  X(EndDevice, "end_device")                                   \
+  X(AccEvent, "acc_event")                                     \
+  X(AccConstruct, "construct")                                 \
+  X(AccSrcFile, "src_file")                                    \
+  X(AccLine, "line")                                           \
+  X(AccEndLine, "end_line")                                    \
+  X(AccFunction, "function")                                   \
+  X(AccFunctionLine, "function_line")                          \
+  X(AccFunctionEndLine, "function_end_line")                   \
+  X(AccVariable, "variable")                                   \
+  X(AccHostPtr, "host_ptr")                                    \
+  X(AccDevicePtr, "device_ptr")                                \
+  X(AccKernel, "kernel")                                       \
+  X(AccGangs, "gangs")                                         \
+  X(AccWorkers, "workers")                                     \
+  X(AccVectorLength, "vector_length")                          \
+  X(AccAsyncMap, "async_map")                                  \
+  X(AccImplicit, "implicit")                                   \
+  X(AccOpenAccId, "openacc_id")                                \
+  X(AccThread, "acc_thread")                                   \
+  X(AccDeviceType, "device_type")                              \
+  X(AccDeviceNumber, "device_number")                          \
+  X(AccVersion, "version")
 // clang-format on
 
 // The arguments, numbered from 1 (0 is no argument): the .pftrace writer
@@ -239,6 +261,42 @@ CUPTITRACE_ARGS_FN nvtxArgs(const NvtxRecord& r, bool withDepth, Sink& s) {
   } else if (withDepth) {
     s.u(Arg::Depth, r.depth);
   }
+}
+
+// An OpenACC event: every field CUPTI gives but what the slice already says
+// (times, process, thread); the data fields on data events, the launch fields
+// on launches; lines and names only when known.
+CUPTITRACE_ARGS_FN openAccArgs(const OpenAccRecord& r, Sink& s) {
+  s.text(Arg::AccEvent, openAccEventName(r.eventKind));
+  if (const char* c = openAccConstructName(r.parentConstruct); *c != '\0') s.text(Arg::AccConstruct, c);
+  if (r.srcFile != kNoString) s.string(Arg::AccSrcFile, r.srcFile);
+  if (r.lineNo != 0) s.u(Arg::AccLine, r.lineNo);
+  if (r.endLineNo != 0) s.u(Arg::AccEndLine, r.endLineNo);
+  if (r.funcName != kNoString) s.string(Arg::AccFunction, r.funcName);
+  if (r.funcLineNo != 0) s.u(Arg::AccFunctionLine, r.funcLineNo);
+  if (r.funcEndLineNo != 0) s.u(Arg::AccFunctionEndLine, r.funcEndLineNo);
+  if (r.type == static_cast<uint8_t>(OpenAccType::Data)) {
+    if (r.varName != kNoString) s.string(Arg::AccVariable, r.varName);
+    s.u(Arg::Bytes, r.bytes);
+    if (r.hostPtr != 0) s.u(Arg::AccHostPtr, r.hostPtr);
+    if (r.devicePtr != 0) s.u(Arg::AccDevicePtr, r.devicePtr);
+  } else if (r.type == static_cast<uint8_t>(OpenAccType::Launch)) {
+    if (r.kernelName != kNoString) s.string(Arg::AccKernel, r.kernelName);
+    s.u(Arg::AccGangs, r.numGangs);
+    s.u(Arg::AccWorkers, r.numWorkers);
+    s.u(Arg::AccVectorLength, r.vectorLength);
+  }
+  s.u(Arg::Async, r.async);
+  s.u(Arg::AccAsyncMap, r.asyncMap);
+  if (r.implicit) s.u(Arg::AccImplicit, 1);
+  if (r.externalId != 0) s.u(Arg::AccOpenAccId, r.externalId);
+  s.u(Arg::Device, r.cuDeviceId);
+  s.u(Arg::Context, r.cuContextId);
+  s.u(Arg::Stream, r.cuStreamId);
+  s.u(Arg::AccThread, r.threadId);
+  s.u(Arg::AccDeviceType, r.deviceType);
+  s.u(Arg::AccDeviceNumber, r.deviceNumber);
+  s.u(Arg::AccVersion, r.version);
 }
 
 }  // namespace cuptitrace

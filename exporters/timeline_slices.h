@@ -1,6 +1,6 @@
 // The slices that both timeline exporters (Chrome JSON, Perfetto protobuf)
 // draw, read a window of start times at a time (slice_windows.h): each drawn
-// API call, NVTX range, kernel, copy, set, graph launch, synchronization and
+// API call, NVTX range, OpenACC event (on the thread that made it), kernel, copy, set, graph launch, synchronization and
 // overhead record as a Slice on its track.
 //
 // The exporter names the tracks through a `Tracks` object with
@@ -32,7 +32,8 @@ struct TimelineRecords {
         memsets(store.records<MemsetRecord>()),
         syncs(store.records<SyncRecord>()),
         overheads(store.records<OverheadRecord>()),
-        graphs(store.records<GraphRecord>()) {}
+        graphs(store.records<GraphRecord>()),
+        openacc(store.records<OpenAccRecord>()) {}
 
   // Calls f(record) for every record of GPU work that a launch arrow may
   // end at: kernels, copies, sets and graph launches.
@@ -52,6 +53,7 @@ struct TimelineRecords {
   const ChunkedVector<SyncRecord>& syncs;
   const ChunkedVector<OverheadRecord>& overheads;
   const ChunkedVector<GraphRecord>& graphs;
+  const ChunkedVector<OpenAccRecord>& openacc;
 };
 
 class TimelineSlices {
@@ -107,11 +109,16 @@ class TimelineSlices {
     each(r_.overheads, 7, [&](const OverheadRecord& r, size_t i) {
       f(tracks.overhead(), slice(r, i, SliceSource::Overhead));
     });
+    // OpenACC events nest by time on their thread, as calls do; at equal
+    // bounds, store order decides.
+    each(r_.openacc, 8, [&](const OpenAccRecord& r, size_t i) {
+      f(tracks.host(r.cuThreadId), slice(r, i, SliceSource::OpenAcc));
+    });
   }
 
  private:
   const TimelineRecords r_;
-  ChunkStarts starts_[8];  // by chunk of each kind's records, in forEach's order
+  ChunkStarts starts_[9];  // by chunk of each kind's records, in forEach's order
   bool planned_ = false;
 };
 

@@ -37,6 +37,7 @@ constexpr uint32_t syncTrackTid(uint32_t contextId) { return 0x7FFF0000u | conte
 // and a runtime call encloses the driver call it made.
 enum class SliceSource : uint8_t {
   Nvtx,
+  OpenAcc,  // an OpenACC event: encloses the CUDA calls it made
   ApiRuntime,
   ApiDriver,
   Graph,  // a whole graph launch (graph-level tracing): it encloses its nodes, if any
