@@ -69,6 +69,29 @@ const std::vector<SqliteTableSpec>& sqliteTables() {
       {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
        "start INTEGER, end INTEGER, deviceId INTEGER, contextId INTEGER, greenContextId INTEGER, "
        "streamId INTEGER, correlationId INTEGER, globalPid INTEGER, graphId INTEGER, graphExecId INTEGER"},
+      // OpenACC: Nsight's table names, the columns its queries use (nameId,
+      // eventKind, lineNo, srcFile, funcName, globalTid, bytes) and the rest
+      // under CUPTI's field names (docs/sqlite.md).
+      {"CUPTI_ACTIVITY_KIND_OPENACC_DATA",
+       "start INTEGER, end INTEGER, globalTid INTEGER, nameId INTEGER, eventKind INTEGER, "
+       "parentConstruct INTEGER, version INTEGER, implicit INTEGER, deviceType INTEGER, deviceNumber INTEGER, "
+       "threadId INTEGER, async INTEGER, asyncMap INTEGER, lineNo INTEGER, endLineNo INTEGER, funcLineNo INTEGER, "
+       "funcEndLineNo INTEGER, cuDeviceId INTEGER, cuContextId INTEGER, cuStreamId INTEGER, cuProcessId INTEGER, "
+       "cuThreadId INTEGER, externalId INTEGER, srcFile INTEGER, funcName INTEGER, "
+       "bytes INTEGER, hostPtr INTEGER, devicePtr INTEGER, varName INTEGER"},
+      {"CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH",
+       "start INTEGER, end INTEGER, globalTid INTEGER, nameId INTEGER, eventKind INTEGER, "
+       "parentConstruct INTEGER, version INTEGER, implicit INTEGER, deviceType INTEGER, deviceNumber INTEGER, "
+       "threadId INTEGER, async INTEGER, asyncMap INTEGER, lineNo INTEGER, endLineNo INTEGER, funcLineNo INTEGER, "
+       "funcEndLineNo INTEGER, cuDeviceId INTEGER, cuContextId INTEGER, cuStreamId INTEGER, cuProcessId INTEGER, "
+       "cuThreadId INTEGER, externalId INTEGER, srcFile INTEGER, funcName INTEGER, "
+       "numGangs INTEGER, numWorkers INTEGER, vectorLength INTEGER, kernelName INTEGER"},
+      {"CUPTI_ACTIVITY_KIND_OPENACC_OTHER",
+       "start INTEGER, end INTEGER, globalTid INTEGER, nameId INTEGER, eventKind INTEGER, "
+       "parentConstruct INTEGER, version INTEGER, implicit INTEGER, deviceType INTEGER, deviceNumber INTEGER, "
+       "threadId INTEGER, async INTEGER, asyncMap INTEGER, lineNo INTEGER, endLineNo INTEGER, funcLineNo INTEGER, "
+       "funcEndLineNo INTEGER, cuDeviceId INTEGER, cuContextId INTEGER, cuStreamId INTEGER, cuProcessId INTEGER, "
+       "cuThreadId INTEGER, externalId INTEGER, srcFile INTEGER, funcName INTEGER"},
       {"CUPTI_ACTIVITY_KIND_OVERHEAD",
        "start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER, correlationId INTEGER, "
        "nameId INTEGER, overheadType INTEGER"},
@@ -167,6 +190,24 @@ const std::vector<SqliteEnumTable>& sqliteEnums() {
         {2, "CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE", "Coop Single Device"},
         {3, "CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE", "Coop Multi Device"},
         {4, "CUDA_KERNEL_LAUNCH_TYPE_CBL_PROGRAMMATIC", "Programmatic Dependent Launch"}}},
+      {"ENUM_OPENACC_EVENT_KIND",
+       {{0, "CUPTI_OPENACC_EVENT_KIND_INVALID", "Invalid"},
+        {1, "CUPTI_OPENACC_EVENT_KIND_DEVICE_INIT", "Device init"},
+        {2, "CUPTI_OPENACC_EVENT_KIND_DEVICE_SHUTDOWN", "Device shutdown"},
+        {3, "CUPTI_OPENACC_EVENT_KIND_RUNTIME_SHUTDOWN", "Runtime shutdown"},
+        {4, "CUPTI_OPENACC_EVENT_KIND_ENQUEUE_LAUNCH", "Enqueue launch"},
+        {5, "CUPTI_OPENACC_EVENT_KIND_ENQUEUE_UPLOAD", "Enqueue upload"},
+        {6, "CUPTI_OPENACC_EVENT_KIND_ENQUEUE_DOWNLOAD", "Enqueue download"},
+        {7, "CUPTI_OPENACC_EVENT_KIND_WAIT", "Wait"},
+        {8, "CUPTI_OPENACC_EVENT_KIND_IMPLICIT_WAIT", "Implicit wait"},
+        {9, "CUPTI_OPENACC_EVENT_KIND_COMPUTE_CONSTRUCT", "Compute construct"},
+        {10, "CUPTI_OPENACC_EVENT_KIND_UPDATE", "Update"},
+        {11, "CUPTI_OPENACC_EVENT_KIND_ENTER_DATA", "Enter data"},
+        {12, "CUPTI_OPENACC_EVENT_KIND_EXIT_DATA", "Exit data"},
+        {13, "CUPTI_OPENACC_EVENT_KIND_CREATE", "Create"},
+        {14, "CUPTI_OPENACC_EVENT_KIND_DELETE", "Delete"},
+        {15, "CUPTI_OPENACC_EVENT_KIND_ALLOC", "Alloc"},
+        {16, "CUPTI_OPENACC_EVENT_KIND_FREE", "Free"}}},
       {"ENUM_CUPTI_SYNC_TYPE",
        {{0, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN", "Unknown"},
         {1, "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE", "Event sync"},

@@ -42,6 +42,9 @@ std::string kernelShortName(std::string_view demangled);
 // Adds the rows written to `rows`; false (and db.error()) on failure.
 bool writeSqliteRecords(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in, uint64_t& rows);
 
+// The OpenACC tables (sqlite_openacc.cpp).
+bool writeSqliteOpenAcc(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in, uint64_t& rows);
+
 // The describing tables: process, threads, GPUs, contexts, NVTX names,
 // metadata, configuration, drops, capture windows.
 bool writeSqliteInfo(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in,
