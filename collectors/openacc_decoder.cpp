@@ -8,6 +8,10 @@
 namespace cuptitrace {
 namespace {
 
+// A line number as CUPTI passes it on: the runtime's int, where zero or a
+// negative value (GCC's libgomp gives -1) means unknown. Ours: 0 when unknown.
+uint32_t lineOf(uint32_t line) { return line >= 0x80000000u ? 0 : line; }
+
 // The fields every OpenACC record has (CUpti_ActivityOpenAcc's part of each).
 template <typename A>
 OpenAccRecord commonPart(const A& a, OpenAccType type) {
@@ -25,10 +29,10 @@ OpenAccRecord commonPart(const A& a, OpenAccType type) {
   r.threadId = a.threadId;
   r.async = a.async;
   r.asyncMap = a.asyncMap;
-  r.lineNo = a.lineNo;
-  r.endLineNo = a.endLineNo;
-  r.funcLineNo = a.funcLineNo;
-  r.funcEndLineNo = a.funcEndLineNo;
+  r.lineNo = lineOf(a.lineNo);
+  r.endLineNo = lineOf(a.endLineNo);
+  r.funcLineNo = lineOf(a.funcLineNo);
+  r.funcEndLineNo = lineOf(a.funcEndLineNo);
   r.start = a.start;
   r.end = a.end;
   r.cuDeviceId = a.cuDeviceId;

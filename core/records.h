@@ -331,8 +331,8 @@ struct OpenAccRecord {
   uint32_t deviceType;     // acc_device_t, as the runtime numbers it (NVIDIA's and GCC's differ)
   uint32_t deviceNumber;
   uint32_t threadId;       // the OpenACC runtime's thread id
-  uint32_t lineNo;         // 0 when unknown
-  uint32_t endLineNo;
+  uint32_t lineNo;         // 0 when unknown (CUPTI's zero or negative)
+  uint32_t endLineNo;      // likewise
   uint32_t funcLineNo;
   uint32_t funcEndLineNo;
   uint32_t cuDeviceId;     // valid for NVIDIA devices

@@ -6,7 +6,9 @@
 # is not a distribution package here: it is checked for, and its absence named.
 set -euo pipefail
 
-# clang and its runtime libraries build the libFuzzer targets (scripts/fuzz.sh).
+# clang and its runtime libraries build the libFuzzer targets (scripts/fuzz.sh);
+# gcc-12-offload-nvptx (GCC's OpenACC offloading to NVIDIA GPUs) the OpenACC
+# sample of the GPU tests (samples/openacc).
 packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev catch2 libsqlite3-dev python3 clang libclang-rt-dev)
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -17,6 +19,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
+# Debian bookworm's name; where there is no such package the OpenACC sample is skipped.
+if apt-cache show gcc-12-offload-nvptx >/dev/null 2>&1; then packages+=(gcc-12-offload-nvptx); fi
 $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 echo "install-deps: installed ${packages[*]}"
 

@@ -24,3 +24,17 @@ TEST_CASE("run: with osrt the preload library goes first in LD_PRELOAD, once") {
   // A longer path that merely contains it is another library.
   CHECK(preloadWith((lib + ".old").c_str(), lib) == lib + ":" + lib + ".old");
 }
+
+TEST_CASE("run: ACC_PROFLIB names the library, unless the user named their own") {
+  using cuptitrace::cli::accProfLibFor;
+  const std::string lib = "/opt/cuptitrace/lib/libcuptitrace.so";
+  std::string note;
+  CHECK(accProfLibFor(nullptr, lib, note) == lib);
+  CHECK(accProfLibFor("", lib, note) == lib);
+  CHECK(accProfLibFor(lib.c_str(), lib, note) == lib);
+  CHECK(note.empty());
+  // The OpenACC runtime loads one library: the user's is kept, and the note says so.
+  CHECK(accProfLibFor("/opt/tau/lib/libTAU.so", lib, note).empty());
+  CHECK(note.find("ACC_PROFLIB is set (/opt/tau/lib/libTAU.so)") != std::string::npos);
+  CHECK(note.find("not recorded") != std::string::npos);
+}

@@ -129,12 +129,17 @@ TEST_CASE("decoder: OpenACC other record, unknown kinds and null strings") {
   b.kind = CUPTI_ACTIVITY_KIND_OPENACC_OTHER;
   b.eventKind = static_cast<CUpti_OpenAccEventKind>(99);
   b.parentConstruct = static_cast<CUpti_OpenAccConstructKind>(99);
+  // GCC's libgomp gives -1 for every line it does not know.
+  b.lineNo = 0xffffffffu;
+  b.funcLineNo = 0xffffffffu;
   decoder.decode(asActivity(&b));
   const auto& records = trace.store.records<OpenAccRecord>();
   REQUIRE(records.size() == 2);
   checkCommon(trace, records[0], OpenAccType::Other, OpenAccEvent::Wait);
   CHECK(records[1].eventKind == 0);
   CHECK(records[1].parentConstruct == 0);
+  CHECK(records[1].lineNo == 0);
+  CHECK(records[1].funcLineNo == 0);
   CHECK(records[1].srcFile == kNoString);
   CHECK(records[1].funcName == kNoString);
   CHECK(decoder.unknown() == 0);
