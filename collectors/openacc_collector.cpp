@@ -1,5 +1,7 @@
 #include "collectors/openacc_collector.h"
 
+#include <atomic>
+
 #include <cupti.h>
 // Not included by cupti_activity.h unless CUPTI_OPENACC_SUPPORT is defined.
 #include <Openacc/cupti_openacc.h>
@@ -10,6 +12,14 @@
 #include "core/log.h"
 
 namespace cuptitrace {
+namespace {
+
+std::atomic<bool> gOpenAccRegistered{false};
+
+}  // namespace
+
+void markOpenAccRegistered() { gOpenAccRegistered.store(true); }
+bool openAccRegistered() { return gOpenAccRegistered.load(); }
 
 bool initializeOpenAcc(void* profRegister, void* profUnregister, void* profLookup, std::string& error) {
   const CUptiResult status = CUPTI_CHECK(cuptiOpenACCInitialize(profRegister, profUnregister, profLookup));

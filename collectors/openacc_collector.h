@@ -13,4 +13,9 @@ namespace cuptitrace {
 // when CUPTI refused them.
 bool initializeOpenAcc(void* profRegister, void* profUnregister, void* profLookup, std::string& error);
 
+// Whether CUPTI took an OpenACC runtime's functions already (a runtime
+// registers once; a second call is ignored).
+void markOpenAccRegistered();
+bool openAccRegistered();
+
 }  // namespace cuptitrace

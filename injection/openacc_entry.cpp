@@ -2,31 +2,42 @@
 // SDK's, GCC's libgomp) loads each library named by ACC_PROFLIB at start and
 // calls its acc_register_library with the functions that register event
 // callbacks; CUPTI takes them (cuptiOpenACCInitialize) and writes OpenACC
-// activity records. The runtime calls it before the program's first CUDA
-// call, so it starts the tracer too, as NVTX's entry point does.
+// activity records. The runtime calls it as it loads, before the program's
+// main and its first CUDA call, so it starts the tracer, as NVTX's entry
+// point does: CUPTI's OpenACC callbacks must not run before CUPTI is set up
+// (they crash the program when there is no driver), so the runtime is handed
+// to CUPTI only once tracing runs.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "collectors/cupti_detach.h"
 #include "collectors/fork_guard.h"
 #include "collectors/openacc_collector.h"
-#include "core/log.h"
+#include "core/config.h"
 #include "injection/tracer.h"
 
 namespace cuptitrace {
 
 void Tracer::registerOpenAcc(void* profRegister, void* profUnregister, void* profLookup) noexcept {
-  start();
   openAccBoundary_.run([&] {
-    if (!active() || inForkedChild() || cuptiBarred()) return;
-    if ((config_.activities & kActivityOpenAcc) == 0) return;
+    if (inForkedChild() || cuptiBarred() || openAccRegistered()) return;
+    // Tracing starts only for the openacc kind: the tracer has usually not
+    // read its configuration yet, the same variables say (bad values are
+    // reported once, when it reads them).
+    std::vector<std::string> ignored;
+    const Config config = parseConfig([](const char* name) { return std::getenv(name); }, ignored);
+    if ((config.activities & kActivityOpenAcc) == 0) return;
+    start();
+    if (!active()) return;  // no driver, CUPTI taken: the program runs untraced
     std::string error;
     if (!initializeOpenAcc(profRegister, profUnregister, profLookup, error)) {
-      logger().warn("OpenACC events cannot be recorded: {}", error);
+      std::fprintf(stderr, "cuptitrace: OpenACC events cannot be recorded: %s\n", error.c_str());
       return;
     }
+    markOpenAccRegistered();
     collector_->enableOpenAcc();
-    logger().info("OpenACC runtime registered: recording OpenACC events");
   });
 }
 

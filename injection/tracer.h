@@ -40,7 +40,7 @@ class Tracer {
   // The public C API's boundary (public_api.cpp): counted into the trace.
   FaultBoundary& publicApiBoundary() { return publicApi_; }
   // An OpenACC runtime called acc_register_library (openacc_entry.cpp):
-  // starts tracing if it has not started, and with the openacc kind selected
+  // with the openacc kind selected, starts tracing if it has not started,
   // hands the runtime's registration functions to CUPTI and enables the
   // OpenACC records. Never throws.
   void registerOpenAcc(void* profRegister, void* profUnregister, void* profLookup) noexcept;
