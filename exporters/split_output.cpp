@@ -150,6 +150,9 @@ class Planner {
       return s.get(r.name).size();
     else if constexpr (std::is_same_v<R, NvtxRecord>)
       return s.get(r.message).size() + s.get(r.domain).size();
+    else if constexpr (std::is_same_v<R, OpenAccRecord>)
+      return s.get(r.srcFile).size() + s.get(r.funcName).size() + s.get(r.varName).size() +
+             s.get(r.kernelName).size();
     else
       return 0;
   }
@@ -239,6 +242,11 @@ void remapNames(R& r, const std::vector<StringId>& ids) {
   } else if constexpr (std::is_same_v<R, NvtxRecord>) {
     r.message = id(r.message);
     r.domain = id(r.domain);
+  } else if constexpr (std::is_same_v<R, OpenAccRecord>) {
+    r.srcFile = id(r.srcFile);
+    r.funcName = id(r.funcName);
+    r.varName = id(r.varName);
+    r.kernelName = id(r.kernelName);
   }
 }
 

@@ -10,6 +10,8 @@
 #include "exporters/native.h"
 #include "exporters/openacc_nesting.h"
 #include "exporters/reports.h"
+#include "exporters/split_output.h"
+#include "core/config.h"
 #include "openacc_fixture.h"
 #include "report_cells.h"
 
@@ -208,4 +210,21 @@ TEST_CASE("openacc native: records and their strings read back") {
     CHECK(b[i].start == a[i].start);
     CHECK(b[i].end == a[i].end);
   }
+}
+
+TEST_CASE("openacc split: every part names its events' files, variables and kernels") {
+  Trace t;
+  openAccTrace(t);
+  size_t seen = 0;
+  forEachSplitPart(t, 1, kFormatJson, [&](const Trace& part, uint32_t, uint32_t) {
+    part.store.records<OpenAccRecord>().forEach([&](const OpenAccRecord& r) {
+      ++seen;
+      CHECK(part.strings.get(r.srcFile) == "/home/me/src/layers_acc.c");
+      CHECK(part.strings.get(r.funcName) == "conv_forward");
+      if (r.eventKind == static_cast<uint8_t>(OpenAccEvent::EnqueueLaunch))
+        CHECK(part.strings.get(r.kernelName) == "saxpy$_omp_fn$0");
+    });
+    return true;
+  });
+  CHECK(seen == 9);
 }
