@@ -50,7 +50,12 @@ ReportTable externalIdsReport(ReportData& data) {
       {"Kind", "kind", ColumnType::Text},
       {"Name", "name", ColumnType::Name},
   };
-  if (trace.store.count(RecordKind::ExternalId) == 0) {
+  // OpenACC's ids tie its events to their CUDA calls (the openacc report): not the program's.
+  bool programIds = false;
+  trace.store.records<ExternalIdRecord>().forEach([&](const ExternalIdRecord& r) {
+    programIds = programIds || r.externalKind != static_cast<uint8_t>(ExternalKind::OpenAcc);
+  });
+  if (!programIds) {
     table.notes.push_back(
         "no external ids: push them with cuptitrace_push_external_id or cuptitrace_push_scope "
         "(include/cuptitrace/cuptitrace.h)");

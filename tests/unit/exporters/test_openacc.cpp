@@ -228,3 +228,15 @@ TEST_CASE("openacc split: every part names its events' files, variables and kern
   });
   CHECK(seen == 9);
 }
+
+TEST_CASE("openacc: OpenACC's ids are not the program's external ids") {
+  Trace t;
+  openAccTrace(t);
+  const ReportTable table = buildReport(t, "external_ids", {});
+  CHECK(table.rows.empty());
+  CHECK(reportNoteContains(table, "no external ids"));
+  // The CSV of external ids still lists them, by their kind.
+  const auto rows = csvLines(t, RecordKind::ExternalId);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1][1] == "openacc");
+}
