@@ -157,6 +157,8 @@ class JsonObject {
     b_.put(json);
   }
   void close() { b_.put('}'); }
+  // Where the members go: values are written here after their key.
+  JsonText& out() { return b_; }
 
  private:
   JsonText& b_;
@@ -488,47 +490,46 @@ class ChromeJsonWriter {
   struct ArgSink {
     ChromeJsonWriter& w;
     JsonObject& o;
-    JsonText& t;  // the writer's text, held here so that it stays in a register
     JSON_SINK_FN u(Arg a, uint64_t v) {
       o.key(a);
-      t.uint(v);
+      o.out().uint(v);
     }
     JSON_SINK_FN i(Arg a, int64_t v) {
       o.key(a);
-      t.sint(v);
+      o.out().sint(v);
     }
     JSON_SINK_FN b(Arg a, bool v) {
       o.key(a);
-      v ? t.lit("true") : t.lit("false");
+      v ? o.out().lit("true") : o.out().lit("false");
     }
     JSON_SINK_FN real(Arg a, double v, int digits) {
       o.key(a);
-      digits == 0 ? t.dbl(v) : t.dblDigits(v, digits);
+      digits == 0 ? o.out().dbl(v) : o.out().dblDigits(v, digits);
     }
     JSON_SINK_FN single(Arg a, float v) {
       o.key(a);
-      t.flt(v);
+      o.out().flt(v);
     }
     JSON_SINK_FN string(Arg a, StringId id) {
       o.key(a);
-      t.put(w.quoted(id));
+      o.out().put(w.quoted(id));
     }
     JSON_SINK_FN text(Arg a, std::string_view v) {  // ours: nothing to escape
       o.key(a);
-      t.put('"');
-      t.put(v);
-      t.put('"');
+      o.out().put('"');
+      o.out().put(v);
+      o.out().put('"');
     }
     JSON_SINK_FN label(Arg a, Label, uint8_t, const char* name) { text(a, name); }
     JSON_SINK_FN dim3(Arg a, int64_t x, int64_t y, int64_t z) {
       o.key(a);
-      t.lit("\"[");
-      t.sint(x);
-      t.put(',');
-      t.sint(y);
-      t.put(',');
-      t.sint(z);
-      t.lit("]\"");
+      o.out().lit("\"[");
+      o.out().sint(x);
+      o.out().put(',');
+      o.out().sint(y);
+      o.out().put(',');
+      o.out().sint(z);
+      o.out().lit("]\"");
     }
     JSON_SINK_FN nccl(StringId kernelName) {
       if (const NcclKernelInfo* c = w.nccl_.find(kernelName)) ncclArgs(o, *c);
@@ -542,7 +543,7 @@ class ChromeJsonWriter {
   inline __attribute__((always_inline)) void argsAndEnd(const Slice& s, uint64_t start, uint64_t end, Describe&& describe) {
     b_.lit(",\"args\":");
     JsonObject args(b_);
-    ArgSink sink{*this, args, b_};
+    ArgSink sink{*this, args};
     describe(sink);
     adjustment(args, s, start, end);
     args.close();
@@ -698,7 +699,7 @@ class ChromeJsonWriter {
   void nvtxArgsAndEnd(const NvtxRecord& r) {
     b_.lit(",\"args\":");
     JsonObject args(b_);
-    ArgSink sink{*this, args, b_};
+    ArgSink sink{*this, args};
     nvtxArgs(r, false, sink);
     args.close();
     endEvent();
