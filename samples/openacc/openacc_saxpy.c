@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   printf("openacc_saxpy: ok (y[1] = %g)\n", y[1]);
   // The data region's copyin (x) and copy (y) upload once each, every
   // update device once; copy (y) downloads at the end, every update host once.
-  printf("EXPECT openacc launches=%d uploads>=%d downloads>=%d waits>=%d\n", kSyncLoops + kAsyncLoops,
-         2 + kUpdates, 1 + kUpdates, waits);
+  printf("EXPECT openacc launches=%d updates=%d uploads>=%d downloads>=%d waits>=%d\n",
+         kSyncLoops + kAsyncLoops, 2 * kUpdates, 2 + kUpdates, 1 + kUpdates, waits);
   return 0;
 }
