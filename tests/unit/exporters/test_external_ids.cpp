@@ -13,9 +13,11 @@
 #include "exporters/csv.h"
 #include "exporters/external_ids.h"
 #include "exporters/perfetto_proto.h"
+#include "csv_table.h"
 #include "proto_reader.h"
 
 using namespace cuptitrace;
+using namespace cuptitrace::testing;
 using nlohmann::json;
 
 namespace {
@@ -93,43 +95,6 @@ void fillTrace(Trace& t) {
   addApi(t, 2100, 2900, 0, ApiDomain::Osrt, "read", 4);
 }
 
-std::vector<std::vector<std::string>> csvRows(const Trace& t, RecordKind kind) {
-  std::ostringstream out;
-  writeCsvTable(t, kind, out);
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(out.str());
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> fields;
-    std::string field;
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-      const char c = line[i];
-      if (quoted) {
-        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') field += '"', ++i;
-        else if (c == '"') quoted = false;
-        else field += c;
-      } else if (c == '"') {
-        quoted = true;
-      } else if (c == ',') {
-        fields.push_back(field);
-        field.clear();
-      } else {
-        field += c;
-      }
-    }
-    fields.push_back(field);
-    rows.push_back(fields);
-  }
-  return rows;
-}
-
-size_t column(const std::vector<std::string>& header, const std::string& name) {
-  for (size_t i = 0; i < header.size(); ++i)
-    if (header[i] == name) return i;
-  FAIL("no column " << name);
-  return 0;
-}
 
 }  // namespace
 
@@ -164,18 +129,18 @@ TEST_CASE("external ids: looked up by correlation id, scopes named from their ra
 TEST_CASE("external ids: the external_ids table and the kernels' columns", "[external_ids][csv]") {
   Trace t;
   fillTrace(t);
-  const auto ids = csvRows(t, RecordKind::ExternalId);
+  const auto ids = csvTableRows(t, RecordKind::ExternalId);
   REQUIRE(ids.size() == 4);  // header and three records
   CHECK(ids[0] == std::vector<std::string>{"correlation_id", "kind", "external_id", "scope"});
   CHECK(ids[1] == std::vector<std::string>{"2", "scope", "1", "outer"});
   CHECK(ids[2] == std::vector<std::string>{"2", "id", "500", ""});
   CHECK(ids[3] == std::vector<std::string>{"3", "scope", "2", "inner \"q\""});
 
-  const auto kernels = csvRows(t, RecordKind::Kernel);
+  const auto kernels = csvTableRows(t, RecordKind::Kernel);
   REQUIRE(kernels.size() == 4);
-  const size_t corr = column(kernels[0], "correlation_id");
-  const size_t ext = column(kernels[0], "external_id");
-  const size_t scope = column(kernels[0], "scope");
+  const size_t corr = csvColumn(kernels[0], "correlation_id");
+  const size_t ext = csvColumn(kernels[0], "external_id");
+  const size_t scope = csvColumn(kernels[0], "scope");
   for (size_t i = 1; i < kernels.size(); ++i) {
     const std::string& c = kernels[i][corr];
     INFO("kernel of call " << c);
@@ -183,9 +148,9 @@ TEST_CASE("external ids: the external_ids table and the kernels' columns", "[ext
     CHECK(kernels[i][scope] == (c == "2" ? "outer" : c == "3" ? "inner \"q\"" : ""));
   }
 
-  const auto api = csvRows(t, RecordKind::Api);
-  const size_t domain = column(api[0], "domain");
-  const size_t rv = column(api[0], "return_value");
+  const auto api = csvTableRows(t, RecordKind::Api);
+  const size_t domain = csvColumn(api[0], "domain");
+  const size_t rv = csvColumn(api[0], "return_value");
   CHECK(api.back()[domain] == "osrt");
   CHECK(api.back()[rv] == "4");
 }

@@ -18,8 +18,10 @@
 #include "exporters/reports.h"
 #include "proto_reader.h"
 #include "trace_fixture.h"
+#include "csv_table.h"
 
 using namespace cuptitrace;
+using namespace cuptitrace::testing;
 using cuptitrace::testing::addApi;
 using cuptitrace::testing::addKernel;
 using cuptitrace::testing::initTrace;
@@ -75,23 +77,6 @@ std::vector<json> events(const json& doc, const std::string& cat) {
   for (const json& e : doc.at("traceEvents"))
     if (e.value("cat", "") == cat && e.value("ph", "") == "X") out.push_back(e);
   return out;
-}
-
-std::vector<std::vector<std::string>> csvRows(const Trace& t, RecordKind kind) {
-  std::ostringstream out;
-  writeCsvTable(t, kind, out);
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(out.str());
-  std::string line;
-  while (std::getline(in, line)) {  // no quoted fields in these rows
-    std::vector<std::string> row;
-    std::string cell;
-    std::istringstream fields(line);
-    while (std::getline(fields, cell, ',')) row.push_back(cell);
-    if (!line.empty() && line.back() == ',') row.push_back("");
-    rows.push_back(row);
-  }
-  return rows;
 }
 
 }  // namespace
@@ -215,7 +200,7 @@ TEST_CASE("json metadata and csv say which API calls were recorded", "[lean][jso
         "recorded");
 
   // One column per row: the set of that row's API.
-  const auto rows = csvRows(mixed, RecordKind::Api);
+  const auto rows = csvTableRows(mixed, RecordKind::Api);
   REQUIRE(rows.size() == 7);
   const auto& header = rows[0];
   const auto at = [&](const char* name) {
@@ -232,5 +217,5 @@ TEST_CASE("json metadata and csv say which API calls were recorded", "[lean][jso
   fillDriverTrace(unknown);
   unknown.meta.config.clear();
   CHECK_FALSE(exportJson(unknown)["metadata"].contains("api_calls"));
-  for (const auto& row : csvRows(unknown, RecordKind::Api)) CHECK(row.size() == rows[0].size());
+  for (const auto& row : csvTableRows(unknown, RecordKind::Api)) CHECK(row.size() == rows[0].size());
 }

@@ -12,6 +12,7 @@
 #include "exporters/reports.h"
 #include "exporters/split_output.h"
 #include "core/config.h"
+#include "csv_table.h"
 #include "openacc_fixture.h"
 #include "report_cells.h"
 
@@ -20,43 +21,6 @@ using namespace cuptitrace::testing;
 
 namespace {
 
-std::vector<std::vector<std::string>> csvLines(const Trace& t, RecordKind kind) {
-  std::ostringstream out;
-  writeCsvTable(t, kind, out);
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(out.str());
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> fields;
-    std::string field;
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-      const char c = line[i];
-      if (quoted) {
-        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') field += '"', ++i;
-        else if (c == '"') quoted = false;
-        else field += c;
-      } else if (c == '"') {
-        quoted = true;
-      } else if (c == ',') {
-        fields.push_back(field);
-        field.clear();
-      } else {
-        field += c;
-      }
-    }
-    fields.push_back(field);
-    rows.push_back(fields);
-  }
-  return rows;
-}
-
-size_t col(const std::vector<std::string>& header, const std::string& name) {
-  for (size_t i = 0; i < header.size(); ++i)
-    if (header[i] == name) return i;
-  FAIL("no column " << name);
-  return 0;
-}
 
 const std::vector<Cell>* rowNamed(const ReportTable& t, const std::string& name) {
   const size_t c = reportColumn(t, "name");
@@ -168,30 +132,30 @@ TEST_CASE("openacc report: printed at exit only for OpenACC programs") {
 TEST_CASE("openacc csv: every field, type-specific columns empty elsewhere") {
   Trace t;
   openAccTrace(t);
-  const auto rows = csvLines(t, RecordKind::OpenAcc);
+  const auto rows = csvTableRows(t, RecordKind::OpenAcc);
   REQUIRE(rows.size() == 10);
   const auto& h = rows[0];
   CHECK(h == csvColumns(RecordKind::OpenAcc));
   CHECK(std::string(csvTableName(RecordKind::OpenAcc)) == "openacc");
   for (const auto& row : rows) CHECK(row.size() == h.size());
   const auto& upload = rows[3];
-  CHECK(upload[col(h, "type")] == "data");
-  CHECK(upload[col(h, "event")] == "acc_enqueue_upload");
-  CHECK(upload[col(h, "duration_ns")] == "30");
-  CHECK(upload[col(h, "thread_id")] == std::to_string(kAccTid));
-  CHECK(upload[col(h, "process_id")] == std::to_string(kAccPid));
-  CHECK(upload[col(h, "src_file")] == "/home/me/src/layers_acc.c");
-  CHECK(upload[col(h, "line")] == "50");
-  CHECK(upload[col(h, "var_name")] == "x[:n]");
-  CHECK(upload[col(h, "external_id")] == "1");
-  CHECK(upload[col(h, "num_gangs")].empty());
+  CHECK(upload[csvColumn(h, "type")] == "data");
+  CHECK(upload[csvColumn(h, "event")] == "acc_enqueue_upload");
+  CHECK(upload[csvColumn(h, "duration_ns")] == "30");
+  CHECK(upload[csvColumn(h, "thread_id")] == std::to_string(kAccTid));
+  CHECK(upload[csvColumn(h, "process_id")] == std::to_string(kAccPid));
+  CHECK(upload[csvColumn(h, "src_file")] == "/home/me/src/layers_acc.c");
+  CHECK(upload[csvColumn(h, "line")] == "50");
+  CHECK(upload[csvColumn(h, "var_name")] == "x[:n]");
+  CHECK(upload[csvColumn(h, "external_id")] == "1");
+  CHECK(upload[csvColumn(h, "num_gangs")].empty());
   const auto& launch = rows[6];
-  CHECK(launch[col(h, "type")] == "launch");
-  CHECK(launch[col(h, "kernel_name")] == "saxpy$_omp_fn$0");
-  CHECK(launch[col(h, "num_gangs")] == "0");
-  CHECK(launch[col(h, "bytes")].empty());
-  CHECK(rows[7][col(h, "implicit")] == "1");
-  CHECK(rows[7][col(h, "type")] == "other");
+  CHECK(launch[csvColumn(h, "type")] == "launch");
+  CHECK(launch[csvColumn(h, "kernel_name")] == "saxpy$_omp_fn$0");
+  CHECK(launch[csvColumn(h, "num_gangs")] == "0");
+  CHECK(launch[csvColumn(h, "bytes")].empty());
+  CHECK(rows[7][csvColumn(h, "implicit")] == "1");
+  CHECK(rows[7][csvColumn(h, "type")] == "other");
 }
 
 TEST_CASE("openacc native: records and their strings read back") {
@@ -236,7 +200,7 @@ TEST_CASE("openacc: OpenACC's ids are not the program's external ids") {
   CHECK(table.rows.empty());
   CHECK(reportNoteContains(table, "no external ids"));
   // The CSV of external ids still lists them, by their kind.
-  const auto rows = csvLines(t, RecordKind::ExternalId);
+  const auto rows = csvTableRows(t, RecordKind::ExternalId);
   REQUIRE(rows.size() == 2);
   CHECK(rows[1][1] == "openacc");
 }
