@@ -27,4 +27,56 @@ std::string wideToUtf8(const wchar_t* text) {
   return out;
 }
 
+size_t scanUtf8(const unsigned char* p, const unsigned char* end, bool* valid) {
+  const unsigned char lead = p[0];
+  if (lead < 0x80) {
+    *valid = true;
+    return 1;
+  }
+  size_t continuation;
+  // Bounds of the second byte; they exclude overlong forms, UTF-16
+  // surrogates (ED A0..BF) and code points past U+10FFFF (F4 90..).
+  unsigned char low = 0x80, high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    continuation = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    continuation = 2;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    continuation = 3;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    *valid = false;
+    return 1;
+  }
+  size_t i = 1;
+  for (; i <= continuation && p + i < end; ++i) {
+    const unsigned char b = p[i];
+    const bool ok = i == 1 ? (b >= low && b <= high) : (b >= 0x80 && b <= 0xBF);
+    if (!ok) break;
+  }
+  *valid = i > continuation;
+  return i;
+}
+
+std::string validUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    bool valid;
+    const size_t n = scanUtf8(p, end, &valid);
+    if (valid) {
+      out.append(reinterpret_cast<const char*>(p), n);
+    } else {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+    }
+    p += n;
+  }
+  return out;
+}
+
 }  // namespace cuptitrace

@@ -3,46 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/utf8.h"
+
 namespace cuptitrace {
-namespace {
-
-// The UTF-8 sequence at `p`: its length when it is valid (*valid true), or
-// else the length of its longest valid prefix, at least 1 (*valid false).
-// Replacing that prefix with one U+FFFD and going on from the byte after it
-// is the "maximal subpart" practice of the Unicode standard (section 3.9), so
-// a stray byte costs one replacement character and swallows nothing valid.
-size_t scanUtf8(const unsigned char* p, const unsigned char* end, bool* valid) {
-  const unsigned char lead = p[0];
-  size_t continuation;
-  // Bounds of the second byte; they exclude overlong forms, UTF-16
-  // surrogates (ED A0..BF) and code points past U+10FFFF (F4 90..).
-  unsigned char low = 0x80, high = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    continuation = 1;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    continuation = 2;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    continuation = 3;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    *valid = false;
-    return 1;
-  }
-  size_t i = 1;
-  for (; i <= continuation && p + i < end; ++i) {
-    const unsigned char b = p[i];
-    const bool ok = i == 1 ? (b >= low && b <= high) : (b >= 0x80 && b <= 0xBF);
-    if (!ok) break;
-  }
-  *valid = i > continuation;
-  return i;
-}
-
-}  // namespace
-
 void JsonText::grow(size_t n) {
   const size_t capacity = std::max({size_t{4096}, 2 * capacity_, size_ + n});
   auto data = std::make_unique<char[]>(capacity);

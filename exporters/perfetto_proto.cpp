@@ -112,6 +112,7 @@
 
 #include "core/api_set.h"
 #include "core/demangle.h"
+#include "core/utf8.h"
 #include "exporters/external_ids.h"
 #include "exporters/openacc_flows.h"
 #include "exporters/openacc_nesting.h"
@@ -239,58 +240,8 @@ constexpr const char* kCategoryNames[kCategoryCount] = {
 
 // ---- Text -----------------------------------------------------------------------
 
-// The length of the valid UTF-8 sequence at `p`, or 0 with *bad set to the
-// length of its longest valid prefix (at least 1): the "maximal subpart"
-// that the JSON exporter also replaces with one U+FFFD (Unicode 3.9).
-size_t utf8Sequence(const unsigned char* p, const unsigned char* end, size_t* bad) {
-  const unsigned char lead = p[0];
-  if (lead < 0x80) return 1;
-  size_t continuation;
-  unsigned char low = 0x80, high = 0xBF;  // bounds of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    continuation = 1;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    continuation = 2;
-    if (lead == 0xE0) low = 0xA0;   // overlong
-    if (lead == 0xED) high = 0x9F;  // UTF-16 surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    continuation = 3;
-    if (lead == 0xF0) low = 0x90;   // overlong
-    if (lead == 0xF4) high = 0x8F;  // past U+10FFFF
-  } else {
-    *bad = 1;
-    return 0;
-  }
-  size_t i = 1;
-  for (; i <= continuation && p + i < end; ++i) {
-    const unsigned char b = p[i];
-    if (i == 1 ? (b < low || b > high) : (b < 0x80 || b > 0xBF)) break;
-  }
-  if (i > continuation) return i;
-  *bad = i;
-  return 0;
-}
-
-// `s` as valid UTF-8 (protobuf strings must be): each invalid sequence
-// becomes U+FFFD, exactly as in the JSON exporter's output.
-std::string validUtf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* end = p + s.size();
-  while (p < end) {
-    size_t bad = 0;
-    const size_t n = utf8Sequence(p, end, &bad);
-    if (n != 0) {
-      out.append(reinterpret_cast<const char*>(p), n);
-      p += n;
-    } else {
-      out += "\xEF\xBF\xBD";
-      p += bad;
-    }
-  }
-  return out;
-}
+// Protobuf strings must be valid UTF-8: validUtf8 (core/utf8.h) replaces
+// what is not as the JSON exporter does.
 
 
 // ---- Tracks ---------------------------------------------------------------------
