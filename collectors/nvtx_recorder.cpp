@@ -116,7 +116,7 @@ void NvtxRecorder::mark(uint32_t tid, uint64_t ts, const NvtxAttributes& attribu
 }
 
 uint64_t NvtxRecorder::bytesInMemory() const {
-  uint64_t bytes = 0;
+  uint64_t bytes = moving_.load(std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(registryMutex_);
     for (const auto& [tid, s] : threads_) {
@@ -174,10 +174,12 @@ void NvtxRecorder::collect(TraceStore& store, bool final, uint64_t endTs) {
         s->stack.clear();
       }
     }
+    moving_.store(batch.capacity() * sizeof(NvtxRecord), std::memory_order_relaxed);
     for (const auto& r : batch) store.add(r);
     // Freed, not handed to the next thread: a thread's buffer is as large as
     // its own backlog, never another's (bytesInMemory counts capacity).
     batch = NvtxRecords();
+    moving_.store(0, std::memory_order_relaxed);
   }
   for (auto& s : startEnd_) {
     {
@@ -194,10 +196,12 @@ void NvtxRecorder::collect(TraceStore& store, bool final, uint64_t endTs) {
         s.open.clear();
       }
     }
+    moving_.store(batch.capacity() * sizeof(NvtxRecord), std::memory_order_relaxed);
     for (const auto& r : batch) store.add(r);
     // Freed, not handed to the next thread: a thread's buffer is as large as
     // its own backlog, never another's (bytesInMemory counts capacity).
     batch = NvtxRecords();
+    moving_.store(0, std::memory_order_relaxed);
   }
 }
 

@@ -7,6 +7,7 @@
 // No CUPTI here: nvtx_callbacks.cpp turns CUPTI's NVTX callbacks into calls.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -113,6 +114,9 @@ class NvtxRecorder {
   StartEndShard startEnd_[kStartEndShards];
 
   std::function<void()> backlogHook_;
+  // The batch the drain is moving into the store: out of every thread's
+  // state, not yet in the store, still memory of ours.
+  std::atomic<uint64_t> moving_{0};
 
   mutable std::mutex namesMutex_;
   std::map<uint32_t, std::string> threadNames_, streamNames_, deviceNames_, contextNames_;

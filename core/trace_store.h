@@ -62,8 +62,7 @@ class TraceStore {
   bool add(const T& record) {
     auto& seq = sequence<T>();
     constexpr auto kind = RecordKindOf<T>::value;
-    if (seq.needsChunk() && memoryInUse() + ChunkedVector<T>::kChunkBytes > maxBytes_ &&
-        !makeRoom(ChunkedVector<T>::kChunkBytes)) {
+    if (seq.needsChunk() && !roomForChunk(ChunkedVector<T>::kChunkBytes)) {
       ++dropped_[static_cast<size_t>(kind)];
       return false;
     }
@@ -119,6 +118,9 @@ class TraceStore {
     for (const auto& user : memoryUsers_) bytes += user();
     return bytes;
   }
+  // The most memoryInUse() seen when a chunk was added: how close to the
+  // budget the run came.
+  uint64_t peakMemoryInUse() const { return peak_; }
   // What went to the spill file.
   uint64_t spilledChunks() const { return spilledChunks_; }
   uint64_t spilledRecords() const { return spilledRecords_; }
@@ -137,6 +139,12 @@ class TraceStore {
   void chunkFilled(RecordKind kind, size_t chunk);
   // Spills the oldest full chunks until `bytes` more fit the budget.
   bool makeRoom(uint64_t bytes);
+  // Before a new chunk: room made for it if needed; notes the peak.
+  bool roomForChunk(uint64_t bytes) {
+    const uint64_t used = memoryInUse();
+    if (used > peak_) peak_ = used;
+    return used + bytes <= maxBytes_ || makeRoom(bytes);
+  }
   // Spills one chunk if it is still in memory and full; false when the write failed.
   bool spillChunk(FullChunk c);
   // After filtering a kind: its full chunks in memory are queued again, first.
@@ -148,6 +156,7 @@ class TraceStore {
   decltype(sequencesOf(AllRecordTypes{})) sequences_;
   std::array<uint64_t, kRecordKindCount> dropped_{};
   uint64_t maxBytes_;
+  uint64_t peak_ = 0;
   StringTable* strings_ = nullptr;
   std::vector<std::function<uint64_t()>> memoryUsers_;
   std::unique_ptr<SpillFile> spill_;
