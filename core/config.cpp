@@ -354,9 +354,9 @@ const std::vector<ConfigVar>& configTable() {
        "this fills, so hundreds of threads each get one; past it CUPTI drops records and they are counted.",
        applyBufferMemory},
       {"CUPTITRACE_MAX_MEMORY", "size", "512M", "a size between 1M and 1T (suffixes K, M, G, T)",
-       "Cap on the memory that stored records and their strings take; past it the oldest records and "
-       "strings go to the spill file (CUPTITRACE_SPILL), or, when there is none, records are dropped "
-       "and counted.",
+       "Cap on the tracer's memory: stored records, their strings and NVTX state, with a sixteenth (at "
+       "most 32M) kept for CUPTI's own; past it the oldest records and strings go to the spill file "
+       "(CUPTITRACE_SPILL), or, when there is none, records are dropped and counted.",
        applyMaxMemory},
       {"CUPTITRACE_SPILL", "enum", "auto", "auto, always, off",
        "Spill file PREFIX.spill: auto writes records there past CUPTITRACE_MAX_MEMORY; always writes "
