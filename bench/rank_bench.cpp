@@ -25,9 +25,9 @@
 
 #include "bench_util.h"
 #include "core/trace.h"
-#include "exporters/native.h"
-#include "exporters/rank_reader.h"
-#include "exporters/rank_reports.h"
+#include "formats/native.h"
+#include "cli/rank_reader.h"
+#include "reports/rank_reports.h"
 
 using namespace cuptitrace;
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "exporters/reports.h"
+#include "reports/reports.h"
 #include "bench/bench_util.h"
 
 using namespace cuptitrace;

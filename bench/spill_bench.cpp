@@ -39,10 +39,10 @@
 #include "core/journal.h"
 #include "core/parse.h"
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
-#include "exporters/perfetto_proto.h"
-#include "exporters/report_table.h"
-#include "exporters/reports.h"
+#include "formats/chrome_json.h"
+#include "formats/perfetto_proto.h"
+#include "reports/report_table.h"
+#include "reports/reports.h"
 #include "bench/bench_util.h"
 
 using namespace cuptitrace;

@@ -10,10 +10,10 @@
 #include "core/parse.h"
 #include "core/trace.h"
 #include "cli/trace_globs.h"
-#include "exporters/native.h"
-#include "exporters/rank_reader.h"
-#include "exporters/rank_reports.h"
-#include "exporters/reports.h"
+#include "formats/native.h"
+#include "cli/rank_reader.h"
+#include "reports/rank_reports.h"
+#include "reports/reports.h"
 
 namespace cuptitrace::cli {
 namespace {

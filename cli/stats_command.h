@@ -1,5 +1,5 @@
 // `cuptitrace stats TRACE.native [options]`: prints reports of a saved trace
-// (exporters/reports.h) as text tables, CSV or JSON.
+// (reports/reports.h) as text tables, CSV or JSON.
 #pragma once
 
 #include <string>

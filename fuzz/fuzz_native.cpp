@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/trace.h"
-#include "exporters/native.h"
+#include "formats/native.h"
 
 using namespace cuptitrace;
 

@@ -315,7 +315,7 @@ def check_json_links(report, fmt, events, gpu, api, expect):
     linked = {s.args["correlation"] for s in gpu if s.args.get("correlation") in api_by_corr}
     if "launch_calls" in expect:
         report.count(fmt, "launch_calls", int_value(expect, "launch_calls"), len(linked))
-    # The lanes of a track (tid + lane << 24, exporters/track_layout.h) count as the track.
+    # The lanes of a track (tid + lane << 24, timeline/track_layout.h) count as the track.
     def unlaned(track):
         pid, tid = track
         return (pid, tid & 0xFFFFFF if isinstance(tid, int) else tid)

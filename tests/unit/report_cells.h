@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "exporters/report_table.h"
+#include "reports/report_table.h"
 
 namespace cuptitrace::testing {
 

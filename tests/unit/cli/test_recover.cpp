@@ -14,7 +14,7 @@
 
 #include "cli/recover_command.h"
 #include "core/journal.h"
-#include "exporters/native.h"
+#include "formats/native.h"
 
 namespace cuptitrace {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "cli/options.h"
 #include "cli/stats_command.h"
-#include "exporters/native.h"
+#include "formats/native.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {

@@ -1,0 +1,28 @@
+// Writes every requested output of a trace to files under a path prefix.
+// Each file is written under a temporary name and moved into place when
+// complete (formats/file_output.h), so a file that exists is never half-written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/trace.h"
+
+namespace cuptitrace {
+
+struct ExportResult {
+  std::vector<std::string> written;  // paths of complete files
+  std::vector<std::string> errors;   // one clear line per failure, naming the path
+};
+
+// `formats` is a mask of core/config.h Format bits; `prefix` the expanded output
+// prefix. An existing file is replaced only with `overwrite`. With `splitBytes`
+// (CUPTITRACE_SPLIT) the timeline outputs are split by time into parts of
+// about that size (formats/split_output.h), written as PREFIX.1.json,
+// PREFIX.1.pftrace, PREFIX.1.kernels.csv, PREFIX.2.json, ...; the native trace
+// stays whole.
+ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix,
+                       bool overwrite = false, uint64_t splitBytes = 0);
+
+}  // namespace cuptitrace

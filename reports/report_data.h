@@ -1,0 +1,173 @@
+// What the reports share, computed once and only when a report asks for it:
+// per-name groups of each record kind with their exact statistics, the
+// records left out of the times, and how busy each device and each kind of
+// work was. Busy time is measured in sweeps over the records a window of
+// start times at a time (slice_windows.h, busy_sweep.h), never holding an
+// interval per record. Internal to the reports (reports.cpp and report_*.cpp).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/demangle.h"
+#include "core/trace.h"
+#include "reports/reports.h"
+#include "reports/stats.h"
+
+namespace cuptitrace::reports {
+
+// Examples of records named in notes and findings.
+inline constexpr size_t kMaxExamples = 3;
+
+// A record has a time when its end is known and not before its start.
+inline bool hasTime(uint64_t start, uint64_t end) { return end != 0 && end >= start; }
+
+// One row's worth of records: a kernel name, an API name, a copy kind, a range.
+struct Group {
+  std::string name;      // as shown: demangled kernel, "[CUDA memcpy HtoD]", "domain:range"
+  uint64_t records = 0;  // every record of the group (Calls, Instances)
+  Summary time;          // over the records with a time
+  // Memory operations.
+  Summary bytes;  // over every record (a copy's size is known without its time)
+  uint64_t timedBytes =
+      0;  // bytes of the records with a time: throughput = timedBytes / time.total
+  // Kernels by launch configuration.
+  std::string grid;   // "128x1x1"
+  std::string block;  // "256x1x1"
+  // NVTX ranges.
+  std::string style;  // "PushPop", "StartEnd"
+  uint64_t open = 0;  // ranges still open at exit (their time runs to the end of the trace)
+  // Kernels shorter than kTinyKernelNs (findings).
+  uint64_t tiny = 0;
+  // First records of the group, for findings ("correlation 17").
+  std::vector<uint32_t> exampleIds;
+};
+
+// Records of a kind left out of the times, with a few named.
+struct Untimed {
+  uint64_t count = 0;
+  std::vector<std::string> examples;  // "_Z3addPfS_S_i (correlation 17)"
+};
+
+// Kernels shorter than this are "tiny": about what launching one costs.
+inline constexpr uint64_t kTinyKernelNs = 10'000;
+
+struct DeviceBusy {
+  uint32_t deviceId = 0;
+  uint64_t kernels = 0;                  // kernel records with a time
+  uint64_t records = 0;                  // kernel, memcpy and memset records with a time
+  uint64_t firstStart = 0, lastEnd = 0;  // all GPU work
+  uint64_t kernelFirstStart = 0, kernelLastEnd = 0;  // kernels only
+  uint64_t kernelBusy = 0;                           // length of the union of kernel intervals
+  uint64_t gpuBusy = 0;  // length of the union of kernel, memcpy and memset intervals
+  Gaps gaps;             // between any GPU work
+  Gaps kernelGaps;       // between kernels
+};
+
+// Breakdown categories, in the order they claim time: an instant belongs to
+// the first category busy at it, so time under a kernel is Kernel even when a
+// copy or an API call overlaps it (as the PyTorch profiler's step breakdown).
+enum class Category : uint8_t { Kernel, Memcpy, Memset, Sync, RuntimeApi, Count };
+inline constexpr size_t kCategories = static_cast<size_t>(Category::Count);
+
+struct Timeline {
+  bool any = false;
+  uint64_t start = 0, end = 0;  // earliest start and latest end of every timed record
+};
+using CategoryTimes = std::array<uint64_t, kCategories + 1>;  // by Category, then Other
+
+// Time of each category (and Other, last) in each of `windows` (which may
+// overlap), given each category's merged busy intervals (sorted, disjoint)
+// within [from, to); only the parts of the windows inside [from, to) count.
+std::vector<CategoryTimes> splitByCategory(
+    const std::array<std::vector<Interval>, kCategories>& busy,
+    const std::vector<Interval>& windows, uint64_t from, uint64_t to);
+
+class ReportData {
+ public:
+  ReportData(const Trace& trace, const ReportOptions& options) : trace_(trace), options_(options) {}
+
+  const Trace& trace() const { return trace_; }
+  const ReportOptions& options() const { return options_; }
+
+  const std::string& kernelName(StringId id);   // demangled
+  const std::vector<Group>& kernels();          // per kernel name
+  const std::vector<Group>& kernelsByConfig();  // per kernel name, grid and block
+  const std::vector<Group>& copies();           // per copy kind, and all memsets: nvprof's rows
+  const std::vector<Group>& memoryOps();        // per copy kind and memory kinds; memsets per kind
+  const std::vector<Group>& api();              // per API name, runtime and driver calls
+  uint64_t nestedDriverCalls();                 // driver calls left out of api(): made in a runtime call
+  const std::vector<Group>& osrt();             // per C library function (the osrt activity)
+  const std::vector<Group>& ranges();           // per NVTX domain, message and style
+  const Untimed& untimed(RecordKind kind);      // kernel, memcpy, memset, api, nvtx
+  const Untimed& osrtUntimed();                 // osrt calls share RecordKind::Api
+  uint64_t nvtxMarks();                         // instants, not ranges
+  const std::vector<std::string>& openRangeExamples();
+  const std::vector<DeviceBusy>& devices();
+  const Timeline& timeline();
+  // Time of each category in each window (the breakdown), in one sweep over
+  // the kernels, copies, sets, API calls and synchronization records.
+  std::vector<CategoryTimes> splitTime(const std::vector<Interval>& windows);
+
+ private:
+  void ensureDevices();
+  // Per-name groups of the API records of one side: CUDA calls or C library calls.
+  std::vector<Group> callGroups(bool osrt, Untimed& untimed);
+
+  const Trace& trace_;
+  const ReportOptions& options_;
+  DemangleCache demangler_;
+  std::vector<const std::string*> demangled_;
+  std::optional<std::vector<Group>> kernels_, kernelsByConfig_, copies_, memoryOps_, api_, osrt_,
+      ranges_;
+  std::array<Untimed, kRecordKindCount> untimed_{};
+  Untimed osrtUntimed_;
+  std::array<bool, kRecordKindCount> untimedDone_{};
+  uint64_t marks_ = 0;
+  uint64_t nestedDriverCalls_ = 0;
+  std::vector<std::string> openExamples_;
+  std::optional<std::vector<DeviceBusy>> devices_;
+  std::optional<Timeline> timeline_;
+};
+
+// Sorts rows by total time descending, ties by name ascending.
+void sortByTotal(std::vector<Group>& groups);
+// "Time(%)": part of whole, in percent; 0 when whole is 0.
+double percent(uint64_t part, uint64_t whole);
+// Sum of the groups' total times.
+uint64_t totalTime(const std::vector<Group>& groups);
+// A per-name time table (sorted by total): the time statistics, then the name.
+ReportTable timeTable(const char* name, const char* title, std::vector<Group> groups,
+                      const char* countTitle, const char* countKey, const char* nameTitle);
+
+// The report builders (report_*.cpp).
+ReportTable gpuActivitiesReport(ReportData& data);
+ReportTable apiCallsReport(ReportData& data);
+ReportTable kernelsReport(ReportData& data);
+ReportTable memoryTimeReport(ReportData& data);
+ReportTable memorySizeReport(ReportData& data);
+ReportTable nvtxReport(ReportData& data);
+ReportTable utilizationReport(ReportData& data);
+ReportTable breakdownReport(ReportData& data);
+ReportTable coverageReport(ReportData& data);
+ReportTable findingsReport(ReportData& data);
+ReportTable gpuMemoryReport(ReportData& data);  // report_memory.cpp
+ReportTable allocationsReport(ReportData& data);
+ReportTable leaksReport(ReportData& data);
+ReportTable graphsReport(ReportData& data);       // report_graphs.cpp
+ReportTable uvmReport(ReportData& data);          // report_uvm.cpp
+ReportTable osrtReport(ReportData& data);         // report_osrt.cpp
+ReportTable externalIdsReport(ReportData& data);  // report_external_ids.cpp
+ReportTable devicesReport(ReportData& data);      // report_devices.cpp
+ReportTable openAccReport(ReportData& data);      // report_openacc.cpp
+
+// Columns and cells that several reports share.
+std::vector<Column> timeStatColumns(const char* countTitle, const char* countKey);
+void appendTimeStats(std::vector<Cell>& row, const Group& g, uint64_t reportTotal);
+std::string untimedNote(const Untimed& u, const char* what);
+
+}  // namespace cuptitrace::reports

@@ -1,0 +1,223 @@
+// ReportData's device and time views: how busy each device was, the
+// timeline of work, and the split of time by kind of work in windows.
+#include "reports/report_data.h"
+
+#include "reports/busy_sweep.h"
+#include "timeline/slice_windows.h"
+
+#include <algorithm>
+#include <limits>
+#include <string_view>
+
+namespace cuptitrace::reports {
+
+namespace {
+
+bool isSyncCall(std::string_view name) {
+  return name.find("Synchronize") != std::string_view::npos;
+}
+
+// Visits the timed kernels, copies and sets (f(start, end, device, kind))
+// that start in a window, and with them (when `withCalls`) the API calls and
+// synchronization records, as kinds of the breakdown (Category).
+class TimedWork {
+ public:
+  TimedWork(const Trace& trace, bool withCalls) : trace_(trace), withCalls_(withCalls) {}
+
+  // The windows: at most `maxRecords` records start in each.
+  std::vector<uint64_t> windows(size_t maxRecords) {
+    WindowPlanner planner(maxRecords);
+    visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category) { planner.first(start); });
+    planned_ = true;
+    if (planner.needsSecondPass())
+      visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category) { planner.second(start); });
+    return planner.bounds();
+  }
+
+  template <typename F>
+  void visit(uint64_t from, uint64_t to, F&& f) {
+    const TraceStore& store = trace_.store;
+    forEachStartIn(store.records<KernelRecord>(), starts_[0], planned_, from, to, hasTime,
+                   [&](const KernelRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Kernel); });
+    forEachStartIn(store.records<MemcpyRecord>(), starts_[1], planned_, from, to, hasTime,
+                   [&](const MemcpyRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memcpy); });
+    forEachStartIn(store.records<MemsetRecord>(), starts_[2], planned_, from, to, hasTime,
+                   [&](const MemsetRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memset); });
+    if (!withCalls_) return;
+    // API calls: those that wait for the GPU are Sync, the rest Runtime API.
+    forEachStartIn(store.records<ApiRecord>(), starts_[3], planned_, from, to, hasTime,
+                   [&](const ApiRecord& a, size_t) {
+                     if (a.name >= syncName_.size()) syncName_.resize(a.name + 1, -1);
+                     int8_t& isSync = syncName_[a.name];
+                     if (isSync < 0) isSync = isSyncCall(trace_.strings.get(a.name)) ? 1 : 0;
+                     f(a.start, a.end, 0, isSync ? Category::Sync : Category::RuntimeApi);
+                   });
+    forEachStartIn(store.records<SyncRecord>(), starts_[4], planned_, from, to, hasTime,
+                   [&](const SyncRecord& r, size_t) { f(r.start, r.end, 0, Category::Sync); });
+  }
+
+ private:
+  const Trace& trace_;
+  const bool withCalls_;
+  bool planned_ = false;
+  ChunkStarts starts_[5];
+  std::vector<int8_t> syncName_;  // by name: 1 a call that waits, 0 not, -1 not known yet
+};
+
+// Intervals of one kind of work in a window, put in start order to be
+// measured; records of a kind arrive nearly in order, so most need no sort.
+void sortByStart(std::vector<Interval>& v) {
+  const auto byStart = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  if (!std::is_sorted(v.begin(), v.end(), byStart)) std::sort(v.begin(), v.end(), byStart);
+}
+
+}  // namespace
+
+void ReportData::ensureDevices() {
+  if (devices_) return;
+  struct Slot {
+    DeviceBusy d;
+    UnionMeter kernels, all;
+    std::array<std::vector<Interval>, 3> window;  // kernels, copies, sets starting in the window
+  };
+  std::vector<Slot> slots;
+  size_t last = 0;
+  auto slotFor = [&](uint32_t deviceId) -> Slot& {
+    if (last < slots.size() && slots[last].d.deviceId == deviceId) return slots[last];
+    for (last = 0; last < slots.size(); ++last)
+      if (slots[last].d.deviceId == deviceId) return slots[last];
+    slots.emplace_back();
+    slots.back().d.deviceId = deviceId;
+    slots.back().d.firstStart = slots.back().d.kernelFirstStart = UINT64_MAX;
+    return slots[last];
+  };
+  TimedWork gpu(trace_, false);
+  const std::vector<uint64_t> windows = gpu.windows(options_.windowRecords);
+  for (size_t w = 0; w + 1 < windows.size(); ++w) {
+    gpu.visit(windows[w], windows[w + 1], [&](uint64_t start, uint64_t end, uint32_t device, Category c) {
+      Slot& s = slotFor(device);
+      DeviceBusy& d = s.d;
+      // The first start and last end, zero-length records included.
+      ++d.records;
+      d.firstStart = std::min(d.firstStart, start);
+      d.lastEnd = std::max(d.lastEnd, end);
+      if (c == Category::Kernel) {
+        ++d.kernels;
+        d.kernelFirstStart = std::min(d.kernelFirstStart, start);
+        d.kernelLastEnd = std::max(d.kernelLastEnd, end);
+      }
+      s.window[static_cast<size_t>(c)].push_back({start, end});
+    });
+    for (Slot& s : slots) {
+      for (auto& v : s.window) sortByStart(v);
+      for (const Interval& i : s.window[0]) s.kernels.add(i.start, i.end);
+      // All GPU work in start order: the three kinds merged as they are read.
+      size_t at[3] = {0, 0, 0};
+      for (;;) {
+        size_t pick = 3;
+        for (size_t k = 0; k < 3; ++k)
+          if (at[k] < s.window[k].size() &&
+              (pick == 3 || s.window[k][at[k]].start < s.window[pick][at[pick]].start))
+            pick = k;
+        if (pick == 3) break;
+        const Interval& i = s.window[pick][at[pick]++];
+        s.all.add(i.start, i.end);
+      }
+      for (auto& v : s.window) v.clear();
+    }
+  }
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.d.deviceId < b.d.deviceId; });
+  std::vector<DeviceBusy> devices;
+  for (Slot& s : slots) {
+    DeviceBusy& d = s.d;
+    if (d.kernels == 0) d.kernelFirstStart = 0;
+    d.kernelBusy = s.kernels.covered();
+    d.kernelGaps = s.kernels.gaps();
+    d.gpuBusy = s.all.covered();
+    d.gaps = s.all.gaps();
+    devices.push_back(d);
+  }
+  devices_ = std::move(devices);
+}
+
+const std::vector<DeviceBusy>& ReportData::devices() {
+  ensureDevices();
+  return *devices_;
+}
+
+const Timeline& ReportData::timeline() {
+  if (timeline_) return *timeline_;
+  Timeline t;
+  uint64_t first = UINT64_MAX, last = 0;
+  auto see = [&](uint64_t start, uint64_t end) {
+    if (!hasTime(start, end)) return;
+    first = std::min(first, start);
+    last = std::max(last, end);
+  };
+  const TraceStore& store = trace_.store;
+  store.records<KernelRecord>().forEach([&](const KernelRecord& r) { see(r.start, r.end); });
+  store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& r) { see(r.start, r.end); });
+  store.records<MemsetRecord>().forEach([&](const MemsetRecord& r) { see(r.start, r.end); });
+  store.records<NvtxRecord>().forEach([&](const NvtxRecord& r) { see(r.start, r.end); });
+  store.records<ApiRecord>().forEach([&](const ApiRecord& r) { see(r.start, r.end); });
+  store.records<SyncRecord>().forEach([&](const SyncRecord& r) { see(r.start, r.end); });
+  t.any = first != UINT64_MAX;
+  t.start = t.any ? first : 0;
+  t.end = t.any ? last : 0;
+  timeline_ = t;
+  return *timeline_;
+}
+
+std::vector<CategoryTimes> ReportData::splitTime(const std::vector<Interval>& windows) {
+  std::vector<CategoryTimes> total(windows.size(), CategoryTimes{});
+  TimedWork all(trace_, true);
+  const std::vector<uint64_t> bounds = all.windows(options_.windowRecords);
+  // Per category: its merged intervals not yet swept, the last still growing.
+  std::array<std::vector<Interval>, kCategories> merged;
+  std::array<std::vector<Interval>, kCategories> window;  // starting in the window
+  uint64_t swept = 0;
+  for (size_t b = 0; b + 1 < bounds.size(); ++b) {
+    all.visit(bounds[b], bounds[b + 1], [&](uint64_t start, uint64_t end, uint32_t, Category c) {
+      if (end > start) window[static_cast<size_t>(c)].push_back({start, end});
+    });
+    for (size_t c = 0; c < kCategories; ++c) {
+      sortByStart(window[c]);
+      std::vector<Interval>& m = merged[c];
+      for (const Interval& i : window[c]) {
+        if (!m.empty() && i.start <= m.back().end) {
+          m.back().end = std::max(m.back().end, i.end);
+        } else {
+          m.push_back(i);
+        }
+      }
+      window[c].clear();
+    }
+    // Everything starting later starts at or after `until`: each category's
+    // time before it is final, and is swept now.
+    // Only the first merged interval can start before `swept` (carried from
+    // the window before) and only the last end after `until`: both are cut
+    // to [swept, until) in place, and the last is kept whole for later.
+    const uint64_t until = bounds[b + 1];
+    std::array<std::optional<Interval>, kCategories> carried;
+    for (size_t c = 0; c < kCategories; ++c) {
+      std::vector<Interval>& m = merged[c];
+      if (m.empty()) continue;
+      carried[c] = m.back();
+      m.front().start = std::max(m.front().start, swept);
+      m.back().end = std::min(m.back().end, until);
+      if (m.back().end <= m.back().start) m.pop_back();
+      if (!m.empty() && m.front().end <= m.front().start) m.erase(m.begin());
+    }
+    const std::vector<CategoryTimes> part = splitByCategory(merged, windows, swept, until);
+    for (size_t w = 0; w < windows.size(); ++w)
+      for (size_t c = 0; c <= kCategories; ++c) total[w][c] += part[w][c];
+    for (size_t c = 0; c < kCategories; ++c) {
+      merged[c].clear();
+      if (carried[c]) merged[c].push_back(*carried[c]);
+    }
+    swept = until;
+  }
+  return total;
+}
+
+}  // namespace cuptitrace::reports

@@ -1,0 +1,137 @@
+// exportAll: the files it writes under a prefix, and what it does when it cannot.
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "core/config.h"
+#include "formats/csv.h"
+#include "formats/export_all.h"
+#include "formats/native.h"
+#include "formats/perfetto_proto.h"
+#include "trace_fixture.h"
+
+namespace cuptitrace {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under /tmp, removed with everything in it at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/cuptitrace-export-XXXXXX";
+    const char* made = mkdtemp(pattern);
+    REQUIRE(made != nullptr);
+    path_ = made;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::set<std::string> fileNames(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir))
+    names.insert(entry.path().filename().string());
+  return names;
+}
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("exportAll writes native, JSON and every CSV table, and no partial file", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const std::string prefix = (dir.path() / "run").string();
+
+  const ExportResult result = exportAll(trace, kFormatCsv | kFormatNative | kFormatJson, prefix);
+  CHECK(result.errors.empty());
+  const std::set<std::string> expected = {"run.native",     "run.json",       "run.kernels.csv",
+                                          "run.memcpy.csv", "run.memset.csv", "run.api.csv",
+                                          "run.nvtx.csv",   "run.sync.csv",   "run.overhead.csv"};
+  CHECK(fileNames(dir.path()) == expected);
+  CHECK(result.written.size() == expected.size());
+  for (const auto& name : fileNames(dir.path())) CHECK(name.find(".partial") == std::string::npos);
+
+  // The files hold what the exporters write.
+  std::ifstream in(dir.path() / "run.native", std::ios::binary);
+  Trace reread;
+  std::string error;
+  REQUIRE(readNative(in, reread, error));
+  CHECK(reread.store.count(RecordKind::Kernel) == 3);
+  std::ostringstream kernels;
+  writeCsvTable(trace, RecordKind::Kernel, kernels);
+  CHECK(readFile(dir.path() / "run.kernels.csv") == kernels.str());
+  CHECK_NOTHROW(nlohmann::json::parse(readFile(dir.path() / "run.json")));
+}
+
+TEST_CASE("exportAll writes the Perfetto protobuf file when asked", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const std::string prefix = (dir.path() / "run").string();
+  const ExportResult result = exportAll(trace, kFormatPftrace, prefix);
+  CHECK(result.errors.empty());
+  CHECK(fileNames(dir.path()) == std::set<std::string>{"run.pftrace"});
+  std::ostringstream expected;
+  writePerfettoProto(trace, expected);
+  CHECK(readFile(dir.path() / "run.pftrace") == expected.str());
+  CHECK(expected.str().size() > 100);
+}
+
+TEST_CASE("exportAll leaves out empty sync and overhead tables", "[export]") {
+  Trace trace;  // nothing recorded
+  TempDir dir;
+  const ExportResult result = exportAll(trace, kFormatCsv, (dir.path() / "t").string());
+  CHECK(result.errors.empty());
+  CHECK(fileNames(dir.path()) == std::set<std::string>{"t.kernels.csv", "t.memcpy.csv",
+                                                       "t.memset.csv", "t.api.csv", "t.nvtx.csv"});
+}
+
+TEST_CASE("exportAll into a missing directory reports the path and writes nothing", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const fs::path missing = dir.path() / "does-not-exist";
+  const std::string prefix = (missing / "run").string();
+
+  const ExportResult result = exportAll(trace, kFormatCsv | kFormatNative | kFormatJson, prefix);
+  CHECK(result.written.empty());
+  // One message for the directory, not one per output file.
+  REQUIRE(result.errors.size() == 1);
+  CHECK_THAT(result.errors.front(), Catch::Contains("output directory " + missing.string() + " does not exist"));
+  CHECK(result.errors.front().find('\n') == std::string::npos);
+  CHECK_FALSE(fs::exists(missing));
+  CHECK(fileNames(dir.path()).empty());
+}
+
+TEST_CASE("exportAll into a file that is not a directory reports it", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const fs::path notDir = dir.path() / "plain-file";
+  std::ofstream(notDir) << "x";
+  const ExportResult result = exportAll(trace, kFormatJson, (notDir / "run").string());
+  CHECK(result.written.empty());
+  REQUIRE(result.errors.size() == 1);
+  CHECK_THAT(result.errors.front(), Catch::Contains("is not a writable directory"));
+}
+
+}  // namespace cuptitrace
