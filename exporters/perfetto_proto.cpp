@@ -44,23 +44,7 @@
 // the JSON, which carries the same arguments. Nested lengths are computed bottom-up: every length
 // is minimal.
 //
-// Arrows. The launching call (FlowSources: the runtime call over the driver
-// call it made) starts one flow per GPU record it launched and each GPU record
-// terminates its own: a graph launch gets one arrow per kernel. Flow ids are
-// small numbers taken from a pool shared by every trace of the file and given
-// back when their flow terminates (terminating flows free their id for reuse,
-// as TrackEvent documents), so they stay 1-2 byte varints: they go in the
-// varint fields flow_ids_old (36) and terminating_flow_ids_old (42), which
-// trace processor reads like the fixed64 fields 47 and 48 that would take 8
-// bytes each. An id is reused only for a flow starting strictly after the one
-// before ended. Only pairs with both ends drawn, the GPU work not starting
-// before its call, are written. Which pairs those are is decided as the events
-// are written, in time order: a GPU slice whose call has begun takes one of
-// the flows the call started; one written before its call (clock skew) gets
-// none, and its call starts one flow fewer. So the writer knows how many GPU
-// slices each correlation id has (a bit per id, a count for ids with more
-// than one), the flows started and not yet terminated, and the GPU slices
-// written before their call: no index over the records.
+// Arrows: pftrace_flows.h.
 //
 // Order. Events are written in wall-clock order across all tracks (and all
 // traces of a merged file): ends before instants before begins at equal
@@ -120,123 +104,15 @@
 #include "exporters/memory_tracks.h"
 #include "exporters/nccl_names.h"
 #include "exporters/record_args.h"
+#include "exporters/pftrace_flows.h"
+#include "exporters/pftrace_wire.h"
 #include "exporters/proto_writer.h"
 #include "exporters/slice_windows.h"
 #include "exporters/timeline_slices.h"
 #include "exporters/track_layout.h"
 
 namespace cuptitrace {
-namespace {
-
-// ---- Wire constants (PERFETTO.md) ---------------------------------------------
-
-// A one-byte tag: (field << 3) | wire type, for fields below 16.
-constexpr uint8_t tag(uint32_t field, WireType type) {
-  return static_cast<uint8_t>(field << 3 | static_cast<uint8_t>(type));
-}
-constexpr uint8_t kTagPacket = tag(1, WireType::LengthDelimited);  // Trace.packet
-constexpr uint8_t kTagTimestamp = tag(8, WireType::Varint);        // TracePacket.timestamp
-constexpr uint8_t kTagSequenceId = tag(10, WireType::Varint);      // .trusted_packet_sequence_id
-constexpr uint8_t kTagTrackEvent = tag(11, WireType::LengthDelimited);    // .track_event
-constexpr uint8_t kTagInternedData = tag(12, WireType::LengthDelimited);  // .interned_data
-
-namespace packet_field {
-constexpr uint32_t kClockSnapshot = 6;
-constexpr uint32_t kSequenceId = 10;
-constexpr uint32_t kSequenceFlags = 13;
-constexpr uint32_t kTracePacketDefaults = 59;
-constexpr uint32_t kTrackDescriptor = 60;
-}  // namespace packet_field
-namespace defaults_field {
-constexpr uint32_t kTimestampClockId = 58;  // TracePacketDefaults.timestamp_clock_id
-constexpr uint32_t kTrackEventDefaults = 11;  // TracePacketDefaults.track_event_defaults
-constexpr uint32_t kTrackUuid = 11;           // TrackEventDefaults.track_uuid
-}  // namespace defaults_field
-
-namespace clock_field {
-constexpr uint32_t kClocks = 1;             // ClockSnapshot.clocks
-constexpr uint32_t kPrimaryTraceClock = 2;  // ClockSnapshot.primary_trace_clock
-constexpr uint32_t kClockId = 1;            // Clock.clock_id
-constexpr uint32_t kTimestamp = 2;          // Clock.timestamp
-constexpr uint32_t kIsIncremental = 3;      // Clock.is_incremental
-}  // namespace clock_field
-
-namespace track_field {
-constexpr uint32_t kUuid = 1;
-constexpr uint32_t kName = 2;
-constexpr uint32_t kProcess = 3;
-constexpr uint32_t kThread = 4;
-constexpr uint32_t kParentUuid = 5;
-constexpr uint32_t kChildOrdering = 11;
-constexpr uint32_t kSiblingOrderRank = 12;
-constexpr uint32_t kSiblingMergeBehavior = 15;
-constexpr uint32_t kProcessPid = 1;             // ProcessDescriptor.pid
-constexpr uint32_t kProcessCmdline = 2;         // ProcessDescriptor.cmdline
-constexpr uint32_t kProcessName = 6;            // ProcessDescriptor.process_name
-constexpr uint32_t kThreadPid = 1;              // ThreadDescriptor.pid
-constexpr uint32_t kThreadTid = 2;              // ThreadDescriptor.tid
-constexpr uint32_t kThreadName = 5;             // ThreadDescriptor.thread_name
-constexpr uint64_t kChildOrderingExplicit = 3;  // ChildTracksOrdering.EXPLICIT
-constexpr uint64_t kMergeNone = 2;              // SiblingMergeBehavior.NONE
-}  // namespace track_field
-
-// TrackEvent tags.
-constexpr uint8_t kTagCategoryIid = tag(3, WireType::Varint);               // category_iids
-constexpr uint8_t kTagDebugAnnotation = tag(4, WireType::LengthDelimited);  // debug_annotations
-constexpr uint8_t kTagType = tag(9, WireType::Varint);                      // type
-constexpr uint8_t kTagNameIid = tag(10, WireType::Varint);                  // name_iid
-constexpr uint8_t kTagTrackUuid = tag(11, WireType::Varint);                // track_uuid
-// flow_ids_old = 36 and terminating_flow_ids_old = 42, repeated uint64: two-byte tags.
-constexpr uint8_t kTagFlowId[2] = {(36 << 3 & 0x7F) | 0x80, 36 << 3 >> 7};
-constexpr uint8_t kTagTerminatingFlowId[2] = {(42 << 3 & 0x7F) | 0x80, 42 << 3 >> 7};
-constexpr uint8_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3;
-
-// DebugAnnotation tags.
-constexpr uint8_t kTagAnnotationNameIid = tag(1, WireType::Varint);     // name_iid
-constexpr uint8_t kTagBoolValue = tag(2, WireType::Varint);             // bool_value
-constexpr uint8_t kTagUintValue = tag(3, WireType::Varint);             // uint_value
-constexpr uint8_t kTagIntValue = tag(4, WireType::Varint);              // int_value
-constexpr uint8_t kTagDoubleValue = tag(5, WireType::Fixed64);          // double_value
-constexpr uint8_t kTagStringValue = tag(6, WireType::LengthDelimited);  // string_value
-// string_value_iid = 17: tag 17 << 3 = 136, a two-byte varint.
-constexpr uint8_t kTagStringValueIid[2] = {(17 << 3 & 0x7F) | 0x80, 17 << 3 >> 7};
-
-// InternedData fields; entries are {iid = 1, name = 2} (InternedString: {iid = 1, str = 2}).
-constexpr uint32_t kInternedCategories = 1;
-constexpr uint32_t kInternedEventNames = 2;
-constexpr uint32_t kInternedAnnotationNames = 3;
-constexpr uint32_t kInternedAnnotationStrings = 29;
-
-constexpr uint8_t kIncrementalStateCleared = 1;
-constexpr uint8_t kNeedsIncrementalState = 2;
-constexpr uint32_t kClockTrace = 64;    // sequence-scoped, incremental: the trace's clock
-constexpr uint32_t kClockRealtime = 1;  // BuiltinClock REALTIME
-constexpr uint32_t kClockBoottime = 6;  // BuiltinClock BOOTTIME
-
-// Bytes gathered before one write to the stream.
-constexpr size_t kFlushBytes = size_t{1} << 20;
-
-// ---- Interned names -------------------------------------------------------------
-
-enum Category : uint8_t {
-  kCatNone = 0,
-  kCatKernel,
-  kCatMemcpy,
-  kCatMemset,
-  kCatRuntime,
-  kCatDriver,
-  kCatNvtx,
-  kCatSync,
-  kCatOverhead,
-  kCatMetadata,
-  kCatOsrt,
-  kCatGraph,
-  kCatOpenAcc,
-  kCategoryCount
-};
-constexpr const char* kCategoryNames[kCategoryCount] = {
-    "",     "kernel", "memcpy",   "memset",  "cuda_runtime", "cuda_driver",
-    "nvtx", "sync",   "overhead", "metadata", "osrt", "graph", "openacc"};
+namespace pftrace {
 
 // ---- Text -----------------------------------------------------------------------
 
@@ -353,115 +229,6 @@ struct Sequence {
   uint32_t categories = 0;  // bit per Category
   std::bitset<kArgCount> args;
   std::vector<uint64_t> names, values;  // bit per iid
-};
-
-// ---- What the traces of one file share ------------------------------------------
-
-// The bytes not yet handed to the stream, and what has been written.
-class Output {
- public:
-  explicit Output(std::ostream& out) : out_(out) { b.reserve(kFlushBytes + (64 << 10)); }
-  void maybeFlush() {
-    if (b.size() >= kFlushBytes) flush();
-  }
-  void flush() {
-    out_.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-    stats.bytes += b.size();
-    b.clear();
-  }
-
-  ProtoWriter b;
-  PerfettoExportStats stats;
-
- private:
-  std::ostream& out_;
-};
-
-// Flow ids: a free one when an arrow starts (the last given back, so ids
-// stay as small as the most arrows ever open at once), given back when it
-// ends, free again for an arrow starting strictly later. Events are written
-// in time order, so the ids given back wait in that order.
-class FlowIds {
- public:
-  uint32_t start(uint64_t wall) {
-    while (head_ < ended_.size() && ended_[head_].first < wall) free_.push_back(ended_[head_++].second);
-    if (head_ > 4096 && head_ * 2 > ended_.size()) {  // drop what was taken, now and then
-      ended_.erase(ended_.begin(), ended_.begin() + static_cast<std::ptrdiff_t>(head_));
-      head_ = 0;
-    }
-    if (free_.empty()) return ++used_;
-    const uint32_t id = free_.back();
-    free_.pop_back();
-    return id;
-  }
-  void end(uint32_t id, uint64_t wall) { ended_.emplace_back(wall, id); }
-
- private:
-  std::vector<std::pair<uint64_t, uint32_t>> ended_;  // (when, id), from head_ on: not free yet
-  size_t head_ = 0;
-  std::vector<uint32_t> free_;
-  uint32_t used_ = 0;
-};
-
-// The flows of one trace started by their call and not yet terminated by
-// their GPU slice, by correlation id: an open-addressing table (linear
-// probing) with an entry per flow, so a graph launch's flows are several
-// entries of one id. Id 0 never has a call to start from: it marks a free
-// entry. It holds the arrows in flight, however long the trace.
-class PendingFlows {
- public:
-  void add(uint32_t correlation, uint32_t flow) {
-    if (2 * (used_ + 1) > table_.size()) grow();
-    size_t i = home(correlation);
-    while (table_[i].correlation != 0) i = (i + 1) & mask_;
-    table_[i] = {correlation, flow};
-    ++used_;
-  }
-  // A flow of `correlation`, taken out; 0 when it has none.
-  uint32_t take(uint32_t correlation) {
-    if (used_ == 0) return 0;
-    size_t i = home(correlation);
-    for (; table_[i].correlation != correlation; i = (i + 1) & mask_)
-      if (table_[i].correlation == 0) return 0;
-    const uint32_t flow = table_[i].flow;
-    // Closes the hole: each later entry of the run moves into it when the
-    // hole lies between the entry's home and where it is.
-    size_t hole = i;
-    for (size_t j = (i + 1) & mask_; table_[j].correlation != 0; j = (j + 1) & mask_) {
-      if (((j - home(table_[j].correlation)) & mask_) >= ((j - hole) & mask_)) {
-        table_[hole] = table_[j];
-        hole = j;
-      }
-    }
-    table_[hole] = {0, 0};
-    --used_;
-    return flow;
-  }
-
- private:
-  struct Entry {
-    uint32_t correlation;
-    uint32_t flow;
-  };
-  size_t home(uint32_t correlation) const {
-    return static_cast<size_t>((correlation * 0x9E3779B97F4A7C15ull) >> shift_);
-  }
-  void grow() {
-    std::vector<Entry> old = std::move(table_);
-    const size_t size = old.empty() ? 64 : 2 * old.size();
-    table_.assign(size, Entry{0, 0});
-    mask_ = size - 1;
-    shift_ = 64;
-    for (size_t n = size; n > 1; n >>= 1) --shift_;
-    used_ = 0;
-    for (const Entry& e : old)
-      if (e.correlation != 0) add(e.correlation, e.flow);
-  }
-
-  std::vector<Entry> table_;
-  size_t mask_ = 0;
-  unsigned shift_ = 64;
-  size_t used_ = 0;
 };
 
 // ---- One trace -------------------------------------------------------------------
@@ -954,15 +721,6 @@ class SourceWriter {
 
   // ---- Packets -------------------------------------------------------------------
 
-  // A packet of `p`'s fields.
-  void writePacket(const ProtoWriter& p) {
-    b_.byte(kTagPacket);
-    b_.varint(p.size());
-    b_.bytes(p.view());
-    ++o_.stats.packets;
-    o_.maybeFlush();
-  }
-
   // The first packet of sequence seq_: it clears the sequence's state and
   // holds the ClockSnapshot defining its clock (see the top of the file),
   // and the defaults: that clock and `trackUuid`.
@@ -997,7 +755,7 @@ class SourceWriter {
     p.varintField(defaults_field::kTrackUuid, trackUuid);
     p.endNestedCompact(trackDefaults);
     p.endNestedCompact(defaults);
-    writePacket(p);
+    o_.packet(p);
   }
 
   // A TrackDescriptor packet on the main sequence. Its timestamp (delta 0:
@@ -1013,7 +771,7 @@ class SourceWriter {
     auto d = p.beginNested(packet_field::kTrackDescriptor);
     fill(p);
     p.endNestedCompact(d);
-    writePacket(p);
+    o_.packet(p);
   }
 
   void writeTrackDescriptors() {
@@ -1866,7 +1624,9 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   return stats;
 }
 
-}  // namespace
+}  // namespace pftrace
+
+using pftrace::writeTimeline;
 
 PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out,
                                        size_t windowSlices) {
