@@ -25,10 +25,7 @@
 // integers, so every nanosecond is kept. Traces merged into one file each keep their own clock and
 // offset, so they line up on wall-clock time with nothing rewritten.
 //
-// Interning. Event names, categories, argument names and repeated string
-// arguments (grid and block, enum names, NVTX domains) go by iid: each is
-// defined in the interned_data of the first packet of a sequence that uses it.
-// Iids are numbered per trace; a sequence defines only those it uses.
+// Interning: pftrace_interning.h.
 //
 // Arguments. A slice carries what a user filters on, minus what its track
 // already says: GPU work does not repeat its device, context and stream
@@ -105,6 +102,7 @@
 #include "exporters/nccl_names.h"
 #include "exporters/record_args.h"
 #include "exporters/pftrace_flows.h"
+#include "exporters/pftrace_interning.h"
 #include "exporters/pftrace_wire.h"
 #include "exporters/proto_writer.h"
 #include "exporters/slice_windows.h"
@@ -198,39 +196,6 @@ struct After {
   bool operator()(const NextEvent& a, const NextEvent& b) const { return a.key > b.key; }
 };
 
-struct Dim3Key {
-  int64_t x, y, z;
-  bool operator==(const Dim3Key& o) const { return x == o.x && y == o.y && z == o.z; }
-};
-struct Dim3Hash {
-  size_t operator()(const Dim3Key& k) const {
-    uint64_t h = static_cast<uint64_t>(k.x) * 0x9E3779B97F4A7C15ull;
-    h ^= static_cast<uint64_t>(k.y) + 0x7F4A7C15ull + (h << 6) + (h >> 2);
-    h ^= static_cast<uint64_t>(k.z) + 0x9E3779B9ull + (h << 6) + (h >> 2);
-    return static_cast<size_t>(h);
-  }
-};
-
-// Marks bit `i`; true when it was not marked before.
-bool firstUse(std::vector<uint64_t>& bits, uint32_t i) {
-  const size_t word = i >> 6;
-  if (word >= bits.size()) bits.resize(std::max(word + 1, bits.size() * 2), 0);
-  const uint64_t mask = uint64_t{1} << (i & 63);
-  if (bits[word] & mask) return false;
-  bits[word] |= mask;
-  return true;
-}
-
-// A packet sequence: its id, the time of its last packet (its clock is
-// incremental) and what has been interned on it.
-struct Sequence {
-  uint32_t id = 0;
-  uint64_t lastTs = 0;
-  uint32_t categories = 0;  // bit per Category
-  std::bitset<kArgCount> args;
-  std::vector<uint64_t> names, values;  // bit per iid
-};
-
 // ---- One trace -------------------------------------------------------------------
 
 class SourceWriter {
@@ -252,14 +217,9 @@ class SourceWriter {
         hostProcessUuid_(firstUuid),
         firstSequence_(firstSequence),
         windowSlices_(windowSlices),
+        interner_(trace_.strings),
         timelineSlices_(trace_.store) {
     for (const ContextInfo& c : trace_.contexts) contextDevice_[c.contextId] = c.deviceId;
-    const size_t strings = trace_.strings.size();
-    rawNameIid_.assign(strings, 0);
-    kernelNameIid_.assign(strings, 0);
-    stringValueIid_.assign(strings, 0);
-    names_.emplace_back();  // iid 0 is "none"
-    values_.emplace_back();
   }
 
   // Finds the tracks, plans the windows and counts what the description
@@ -294,11 +254,11 @@ class SourceWriter {
   // Everything before the events: the main sequence with the descriptors,
   // then the start of every track's sequence.
   void writeHeader() {
-    seq_ = &sequences_[0];
+    interner_.setSequence(&sequences_[0]);
     startSequence(hostProcessUuid_);
     writeTrackDescriptors();
     for (size_t i = 0; i < tracks_.size(); ++i) {
-      seq_ = &sequences_[1 + i];
+      interner_.setSequence(&sequences_[1 + i]);
       startSequence(tracks_[i].uuid);
     }
   }
@@ -341,7 +301,7 @@ class SourceWriter {
   }
 
   void emit(uint32_t k, uint8_t phase) {
-    seq_ = &sequences_[k];
+    interner_.setSequence(&sequences_[k]);
     if (k == 0) {
       writeMetadataEvent();
       metadataWritten_ = true;
@@ -721,7 +681,7 @@ class SourceWriter {
 
   // ---- Packets -------------------------------------------------------------------
 
-  // The first packet of sequence seq_: it clears the sequence's state and
+  // The first packet of the current sequence: it clears the sequence's state and
   // holds the ClockSnapshot defining its clock (see the top of the file),
   // and the defaults: that clock and `trackUuid`.
   void startSequence(uint64_t trackUuid) {
@@ -747,7 +707,7 @@ class SourceWriter {
     p.endNestedCompact(clock);
     p.varintField(clock_field::kPrimaryTraceClock, kClockRealtime);
     p.endNestedCompact(snapshot);
-    p.varintField(packet_field::kSequenceId, seq_->id);
+    p.varintField(packet_field::kSequenceId, interner_.sequence().id);
     p.varintField(packet_field::kSequenceFlags, kIncrementalStateCleared | kNeedsIncrementalState);
     auto defaults = p.beginNested(packet_field::kTracePacketDefaults);
     p.varintField(defaults_field::kTimestampClockId, kClockTrace);
@@ -767,7 +727,7 @@ class SourceWriter {
     p.clear();
     p.byte(kTagTimestamp);
     p.byte(0);
-    p.varintField(packet_field::kSequenceId, seq_->id);
+    p.varintField(packet_field::kSequenceId, interner_.sequence().id);
     auto d = p.beginNested(packet_field::kTrackDescriptor);
     fill(p);
     p.endNestedCompact(d);
@@ -887,120 +847,6 @@ class SourceWriter {
     }
   }
 
-  // ---- Interning -----------------------------------------------------------------
-
-  // An interned entry {iid, name} of InternedData field `field`, for the next packet.
-  void intern(uint32_t field, uint64_t iid, std::string_view name) {
-    const size_t len = 1 + varintSize(iid) + bytesFieldSize(2, name.size());
-    interned_.tag(field, WireType::LengthDelimited);
-    interned_.varint(len);
-    interned_.byte(0x08);
-    interned_.varint(iid);
-    interned_.bytesField(2, name);
-  }
-  void useCategory(Category c) {
-    const uint32_t bit = 1u << c;
-    if (seq_->categories & bit) return;
-    seq_->categories |= bit;
-    intern(kInternedCategories, c, kCategoryNames[c]);
-  }
-  // Argument names (record_args.h): their iids are fixed (the enum value),
-  // each interned on a sequence the first time it is used there.
-  uint32_t argIid(Arg a) {
-    const auto iid = static_cast<uint32_t>(a);
-    if (!seq_->args[iid]) {
-      seq_->args[iid] = true;
-      intern(kInternedAnnotationNames, iid, kArgNames[iid]);
-    }
-    return iid;
-  }
-  // Argument names made up at run time (counters, labels): only the trace's
-  // description has them, written once, on the main sequence.
-  uint32_t dynamicArgIid(const std::string& name) {
-    const auto [it, added] = dynamicArgIid_.try_emplace(name, 0);
-    if (added) {
-      it->second = nextDynamicArgIid_++;
-      intern(kInternedAnnotationNames, it->second, validUtf8(name));
-    }
-    return it->second;
-  }
-
-  static uint32_t& slot(std::vector<uint32_t>& table, StringId id) {
-    if (id >= table.size()) table.resize(size_t{id} + 1, 0);
-    return table[id];
-  }
-  uint32_t newName(std::string name) {
-    names_.push_back(std::move(name));
-    return static_cast<uint32_t>(names_.size() - 1);
-  }
-  uint32_t newValue(std::string value) {
-    values_.push_back(std::move(value));
-    return static_cast<uint32_t>(values_.size() - 1);
-  }
-  // The iid of an event name or string value, defined on the current sequence if new there.
-  uint32_t useName(uint32_t iid) {
-    if (firstUse(seq_->names, iid)) intern(kInternedEventNames, iid, names_[iid]);
-    return iid;
-  }
-  uint32_t useValue(uint32_t iid) {
-    if (firstUse(seq_->values, iid)) intern(kInternedAnnotationStrings, iid, values_[iid]);
-    return iid;
-  }
-  // Event names.
-  uint32_t rawNameIid(StringId id) {
-    uint32_t& iid = slot(rawNameIid_, id);
-    if (iid == 0) iid = newName(validUtf8(trace_.strings.get(id)));
-    return useName(iid);
-  }
-  uint32_t kernelNameIid(StringId id) {
-    uint32_t& iid = slot(kernelNameIid_, id);
-    if (iid == 0) iid = newName(validUtf8(demangle(trace_.strings.get(id))));
-    return useName(iid);
-  }
-  // A name made of our own words, made only the first time its key is seen.
-  template <typename F>
-  uint32_t composedNameIid(uint32_t key, F&& makeName) {
-    const auto [it, added] = composedNameIid_.try_emplace(key, 0);
-    if (added) it->second = newName(makeName());
-    return useName(it->second);
-  }
-  // String argument values.
-  uint32_t stringValueIid(StringId id) {
-    uint32_t& iid = slot(stringValueIid_, id);
-    if (iid == 0) iid = newValue(validUtf8(trace_.strings.get(id)));
-    return useValue(iid);
-  }
-  uint32_t enumValueIid(uint32_t& iid, const char* text) {
-    if (iid == 0) iid = newValue(text);
-    return useValue(iid);
-  }
-  uint32_t textValueIid(const std::string& text) {
-    const auto [it, added] = textValueIid_.try_emplace(text, 0);
-    if (added) it->second = newValue(text);
-    return useValue(it->second);
-  }
-  // "[x,y,z]", as the JSON exporter writes grid and block. Launches repeat a
-  // few shapes: a small direct-mapped cache saves most map lookups.
-  struct Dim3Cache {
-    std::unordered_map<Dim3Key, uint32_t, Dim3Hash> iids;
-    struct Entry {
-      Dim3Key key;
-      uint32_t iid;
-    } recent[16] = {};
-  };
-  uint32_t dim3Iid(Dim3Cache& cache, int64_t x, int64_t y, int64_t z) {
-    const Dim3Key key{x, y, z};
-    auto& recent = cache.recent[Dim3Hash()(key) >> 4 & 15];
-    if (recent.iid != 0 && recent.key == key) return useValue(recent.iid);
-    const auto [it, added] = cache.iids.try_emplace(key, 0);
-    if (added) {
-      it->second = newValue("[" + std::to_string(x) + "," + std::to_string(y) + "," +
-                            std::to_string(z) + "]");
-    }
-    recent = {key, it->second};
-    return useValue(it->second);
-  }
-
   // ---- Track events ----------------------------------------------------------------
 
   // Debug annotations {name_iid, value}, sized bottom-up. A scalar one is
@@ -1017,15 +863,15 @@ class SourceWriter {
     *p++ = kTagUintValue;
     te_.setTail(putVarint(p, v));
   }
-  void argUint(Arg a, uint64_t v) { argUint(argIid(a), v); }
+  void argUint(Arg a, uint64_t v) { argUint(interner_.argIid(a), v); }
   void argInt(Arg a, int64_t v) {
     const auto bits = static_cast<uint64_t>(v);
-    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), argIid(a), 1 + varintSize(bits));
+    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), interner_.argIid(a), 1 + varintSize(bits));
     *p++ = kTagIntValue;
     te_.setTail(putVarint(p, bits));
   }
   void argBool(Arg a, bool v) {
-    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), argIid(a), 2);
+    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), interner_.argIid(a), 2);
     *p++ = kTagBoolValue;
     *p++ = v ? 1 : 0;
     te_.setTail(p);
@@ -1033,12 +879,12 @@ class SourceWriter {
   void argDouble(Arg a, double v) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
-    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), argIid(a), 9);
+    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), interner_.argIid(a), 9);
     *p++ = kTagDoubleValue;
     te_.setTail(putFixed64(p, bits));
   }
   void argStringIid(Arg a, uint32_t valueIid) {
-    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), argIid(a), 2 + varintSize(valueIid));
+    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), interner_.argIid(a), 2 + varintSize(valueIid));
     *p++ = kTagStringValueIid[0];
     *p++ = kTagStringValueIid[1];
     te_.setTail(putVarint(p, valueIid));
@@ -1054,7 +900,7 @@ class SourceWriter {
     te_.varint(v.size());
     te_.bytes(v);
   }
-  void argString(Arg a, std::string_view v) { argString(argIid(a), v); }
+  void argString(Arg a, std::string_view v) { argString(interner_.argIid(a), v); }
   // How much the layout cut off the slice: only past kMaxLanes lanes (track_layout.h).
   void clampArg(const Slice& s, uint64_t start, uint64_t end) {
     if (s.end - s.start != end - start) argUint(Arg::ClampedNs, (end - start) - (s.end - s.start));
@@ -1063,9 +909,7 @@ class SourceWriter {
   void ncclArgs(const NcclKernelInfo& c) {
     auto part = [&](Arg a, const std::string& text) {
       if (text.empty()) return;
-      uint32_t& iid = ncclValueIid_[text];
-      if (iid == 0) iid = newValue(text);
-      argStringIid(a, useValue(iid));
+      argStringIid(a, interner_.ncclValueIid(text));
     };
     part(Arg::NcclCollective, c.collective);
     part(Arg::NcclOp, c.op);
@@ -1079,7 +923,7 @@ class SourceWriter {
     if (e == nullptr) return;
     if (e->hasId) argUint(Arg::ExternalId, e->id);
     if (e->hasScope) {
-      argStringIid(Arg::Scope, stringValueIid(e->scopeName));
+      argStringIid(Arg::Scope, interner_.stringValueIid(e->scopeName));
       argUint(Arg::ScopeId, e->scopeId);
     }
   }
@@ -1092,14 +936,13 @@ class SourceWriter {
     void b(Arg a, bool v) { w.argBool(a, v); }
     void real(Arg a, double v, int) { w.argDouble(a, v); }
     void single(Arg a, float v) { w.argDouble(a, v); }
-    void string(Arg a, StringId id) { w.argStringIid(a, w.stringValueIid(id)); }
-    void text(Arg a, std::string_view v) { w.argStringIid(a, w.textValueIid(std::string(v))); }
+    void string(Arg a, StringId id) { w.argStringIid(a, w.interner_.stringValueIid(id)); }
+    void text(Arg a, std::string_view v) { w.argStringIid(a, w.interner_.textValueIid(std::string(v))); }
     void label(Arg a, Label l, uint8_t code, const char* name) {
-      uint32_t* iids = l == Label::CopyKind ? w.copyKindIid_ : l == Label::MemoryKind ? w.memoryKindIid_ : w.launchTypeIid_;
-      w.argStringIid(a, w.enumValueIid(iids[code], name));
+      w.argStringIid(a, w.interner_.labelIid(l, code, name));
     }
     void dim3(Arg a, int64_t x, int64_t y, int64_t z) {
-      w.argStringIid(a, w.dim3Iid(a == Arg::Grid ? w.grids_ : w.blocks_, x, y, z));
+      w.argStringIid(a, w.interner_.dim3Iid(a, x, y, z));
     }
     void nccl(StringId kernelName) {
       if (const NcclKernelInfo* c = w.nccl_.find(kernelName)) w.ncclArgs(*c);
@@ -1114,7 +957,7 @@ class SourceWriter {
 
   // Starts the TrackEvent of the next packet with its category.
   void beginEvent(Category c) {
-    useCategory(c);
+    interner_.useCategory(c);
     te_.clear();
     uint8_t* p = te_.tail(2);
     p[0] = kTagCategoryIid;
@@ -1187,11 +1030,11 @@ class SourceWriter {
       *p++ = kTagTrackUuid;
       te_.setTail(putVarint(p, eventTrackUuid_));
     }
-    const uint64_t delta = ts - seq_->lastTs;
-    seq_->lastTs = ts;
+    const uint64_t delta = ts - interner_.sequence().lastTs;
+    interner_.sequence().lastTs = ts;
     const size_t teLen = te_.size();
-    const size_t internedLen = interned_.size();
-    const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq_->id) + 1 + varintSize(teLen) +
+    const size_t internedLen = interner_.entries().size();
+    const size_t body = 1 + varintSize(delta) + 1 + varintSize(interner_.sequence().id) + 1 + varintSize(teLen) +
                         teLen + (internedLen != 0 ? 1 + varintSize(internedLen) + internedLen : 0);
     uint8_t* p = b_.tail(1 + 10 + body);
     *p++ = kTagPacket;
@@ -1199,7 +1042,7 @@ class SourceWriter {
     *p++ = kTagTimestamp;
     p = putVarint(p, delta);
     *p++ = kTagSequenceId;
-    p = putVarint(p, seq_->id);
+    p = putVarint(p, interner_.sequence().id);
     *p++ = kTagTrackEvent;
     p = putVarint(p, teLen);
     std::memcpy(p, te_.data(), teLen);
@@ -1207,9 +1050,9 @@ class SourceWriter {
     if (internedLen != 0) {
       *p++ = kTagInternedData;
       p = putVarint(p, internedLen);
-      std::memcpy(p, interned_.data(), internedLen);
+      std::memcpy(p, interner_.entries().data(), internedLen);
       p += internedLen;
-      interned_.clear();
+      interner_.entries().clear();
     }
     b_.setTail(p);
     ++o_.stats.events;
@@ -1219,17 +1062,17 @@ class SourceWriter {
 
   // SLICE_END: timestamp, sequence, {type, and the lane's track_uuid when not 0}.
   void writeEnd(uint64_t ts, uint64_t trackUuid) {
-    const uint64_t delta = ts - seq_->lastTs;
-    seq_->lastTs = ts;
+    const uint64_t delta = ts - interner_.sequence().lastTs;
+    interner_.sequence().lastTs = ts;
     const size_t te = 2 + (trackUuid != 0 ? 1 + varintSize(trackUuid) : 0);         // < 128
-    const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq_->id) + 2 + te;  // < 128
+    const size_t body = 1 + varintSize(delta) + 1 + varintSize(interner_.sequence().id) + 2 + te;  // < 128
     uint8_t* p = b_.tail(2 + body);
     *p++ = kTagPacket;
     *p++ = static_cast<uint8_t>(body);
     *p++ = kTagTimestamp;
     p = putVarint(p, delta);
     *p++ = kTagSequenceId;
-    p = putVarint(p, seq_->id);
+    p = putVarint(p, interner_.sequence().id);
     *p++ = kTagTrackEvent;
     *p++ = static_cast<uint8_t>(te);
     *p++ = kTagType;
@@ -1274,9 +1117,7 @@ class SourceWriter {
     const OpenAccRecord& r = rec_.openacc[s.index];
     beginEvent(kCatOpenAcc);
     const std::string label = openAccEventLabel(r, trace_.strings);
-    const auto [it, added] = openAccNameIid_.try_emplace(label, 0);
-    if (added) it->second = newName(validUtf8(label));
-    const uint32_t name = useName(it->second);
+    const uint32_t name = interner_.labelNameIid(label);
     args([&](ArgSink& a) { openAccArgs(r, a); });
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
@@ -1295,7 +1136,7 @@ class SourceWriter {
     const ApiRecord& r = rec_.api[s.index];
     // A C library call that blocked the thread: the osrt activity.
     beginEvent(isOsrtCall(r) ? kCatOsrt : isDriverCall(r) ? kCatDriver : kCatRuntime);
-    const uint32_t name = rawNameIid(r.name);
+    const uint32_t name = interner_.rawNameIid(r.name);
     args([&](ArgSink& a) { apiArgs(r, a); });
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
@@ -1307,7 +1148,7 @@ class SourceWriter {
   void writeKernel(const Slice& s) {
     const KernelRecord& k = rec_.kernels[s.index];
     beginEvent(kCatKernel);
-    const uint32_t name = kernelNameIid(k.name);
+    const uint32_t name = interner_.kernelNameIid(k.name);
     args([&](ArgSink& a) { kernelArgs(k, a); });
     clampArg(s, k.start, k.end);
     eventHead(kSliceBegin, name);
@@ -1320,7 +1161,7 @@ class SourceWriter {
     const GraphRecord& g = rec_.graphs[s.index];
     beginEvent(kCatGraph);
     // Names of their own above the composed ones' keys (all below 2^26).
-    const uint32_t name = composedNameIid((4u << 24) + g.graphId,
+    const uint32_t name = interner_.composedNameIid((4u << 24) + g.graphId,
                                           [&] { return "Graph " + std::to_string(g.graphId); });
     args([&](ArgSink& a) { graphLaunchArgs(g, a); });
     clampArg(s, g.start, g.end);
@@ -1333,7 +1174,7 @@ class SourceWriter {
     const MemcpyRecord& m = rec_.memcpys[s.index];
     const uint32_t key = uint32_t{m.copyKind} << 16 | uint32_t{m.srcKind} << 8 | m.dstKind;
     beginEvent(kCatMemcpy);
-    const uint32_t name = composedNameIid(key, [&] {
+    const uint32_t name = interner_.composedNameIid(key, [&] {
       return std::string("Memcpy ") + copyKindName(static_cast<CopyKind>(m.copyKind)) + " (" +
              memoryKindName(static_cast<MemoryKind>(m.srcKind)) + " -> " +
              memoryKindName(static_cast<MemoryKind>(m.dstKind)) + ")";
@@ -1348,7 +1189,7 @@ class SourceWriter {
   void writeMemset(const Slice& s) {
     const MemsetRecord& m = rec_.memsets[s.index];
     beginEvent(kCatMemset);
-    const uint32_t name = composedNameIid(1u << 24 | m.memoryKind, [&] {
+    const uint32_t name = interner_.composedNameIid(1u << 24 | m.memoryKind, [&] {
       return std::string("Memset (") + memoryKindName(static_cast<MemoryKind>(m.memoryKind)) + ")";
     });
     args([&](ArgSink& a) { memsetArgs(m, a); });
@@ -1361,7 +1202,7 @@ class SourceWriter {
   void writeSync(const Slice& s) {
     const SyncRecord& r = rec_.syncs[s.index];
     beginEvent(kCatSync);
-    const uint32_t name = composedNameIid(2u << 24 | r.type, [&] {
+    const uint32_t name = interner_.composedNameIid(2u << 24 | r.type, [&] {
       return std::string(syncTypeName(static_cast<SyncType>(r.type)));
     });
     args([&](ArgSink& a) { syncArgs(r, a); });
@@ -1373,7 +1214,7 @@ class SourceWriter {
   void writeOverhead(const Slice& s) {
     const OverheadRecord& r = rec_.overheads[s.index];
     beginEvent(kCatOverhead);
-    const uint32_t name = rawNameIid(r.name);
+    const uint32_t name = interner_.rawNameIid(r.name);
     args([&](ArgSink& a) { overheadArgs(r, a); });
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
@@ -1384,7 +1225,7 @@ class SourceWriter {
   void writeNvtxRange(const Slice& s) {
     const NvtxRecord& r = rec_.nvtx[s.index];
     beginEvent(kCatNvtx);
-    const uint32_t name = rawNameIid(r.message);
+    const uint32_t name = interner_.rawNameIid(r.message);
     args([&](ArgSink& a) { nvtxArgs(r, true, a); });
     clampArg(s, r.start, r.end);
     eventHead(kSliceBegin, name);
@@ -1394,7 +1235,7 @@ class SourceWriter {
   void writeInstant(const Instant& i) {
     const NvtxRecord& r = rec_.nvtx[i.nvtx];
     beginEvent(kCatNvtx);
-    const uint32_t name = rawNameIid(r.message);
+    const uint32_t name = interner_.rawNameIid(r.message);
     args([&](ArgSink& a) { nvtxArgs(r, false, a); });
     eventHead(kInstant, name);
     finishEvent(i.ts);
@@ -1405,14 +1246,14 @@ class SourceWriter {
   void writeMetadataEvent() {
     const TraceMetadata& m = trace_.meta;
     beginEvent(kCatMetadata);
-    const uint32_t name = composedNameIid(3u << 24, [] { return std::string("cuptitrace"); });
+    const uint32_t name = interner_.composedNameIid(3u << 24, [] { return std::string("cuptitrace"); });
     argString(Arg::ToolVersion, validUtf8(m.toolVersion));
     argString(Arg::Clock, validUtf8(m.clock));
     argInt(Arg::RealtimeOffsetNs, static_cast<int64_t>(offset_));
     if (!in_.labels.empty()) {  // in a merged file: which trace this is
       argString(Arg::Host, validUtf8(m.hostName));
       argUint(Arg::Pid, m.pid);
-      for (const auto& [key, value] : in_.labels) argString(dynamicArgIid(key), validUtf8(value));
+      for (const auto& [key, value] : in_.labels) argString(interner_.dynamicArgIid(key), validUtf8(value));
     }
     if (m.rank >= 0) {  // set by the launcher (core/rank_info.h)
       argUint(Arg::Rank, static_cast<uint64_t>(m.rank));
@@ -1426,9 +1267,9 @@ class SourceWriter {
     argUint(Arg::LaneTracks, laneTracks_);
     argUint(Arg::Flows, flows_);
     const std::string apiCalls = describeApiSets(recordedApiSets(trace_));
-    if (!apiCalls.empty()) argString(dynamicArgIid("api_calls"), apiCalls);
+    if (!apiCalls.empty()) argString(interner_.dynamicArgIid("api_calls"), apiCalls);
     for (const auto& [counter, value] : trace_.counters)
-      argUint(dynamicArgIid("counters." + counter), value);
+      argUint(interner_.dynamicArgIid("counters." + counter), value);
     eventHead(kInstant, name);
     finishEvent(base_);
   }
@@ -1444,9 +1285,7 @@ class SourceWriter {
   const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
   PendingFlows accPending_;      // their flows started and not yet ended
   uint64_t accFlowsWritten_ = 0;
-  std::unordered_map<std::string, uint32_t> openAccNameIid_;  // event labels
   NcclNames nccl_;  // which kernels are NCCL's collectives
-  std::unordered_map<std::string, uint32_t> ncclValueIid_;  // their parts' string iids
   const uint32_t hostPid_;  // as shown
   const uint64_t offset_;   // wall clock minus trace clock, modulo 2^64
   const uint64_t hostProcessUuid_;
@@ -1478,7 +1317,7 @@ class SourceWriter {
   std::vector<Instant> instants_;    // of the whole trace, by track
   std::vector<Cursor> cursors_;
   std::vector<Sequence> sequences_;  // the main sequence, then one per track
-  Sequence* seq_ = nullptr;          // the sequence of the packet being written
+  Interner interner_;
 
   // Windows (slice_windows.h): their bounds, the one laid out, its slices
   // (each track's at its cursor), the tracks' layouts carried between them.
@@ -1496,18 +1335,7 @@ class SourceWriter {
   std::unordered_map<uint32_t, uint32_t> early_;
   PendingFlows pending_;
 
-  // Interning: iids per trace (names_ and values_ hold their text), defined per sequence.
-  std::vector<std::string> names_, values_;
-  std::unordered_map<std::string, uint32_t> dynamicArgIid_;
-  uint32_t nextDynamicArgIid_ = kArgCount;
-  std::vector<uint32_t> rawNameIid_, kernelNameIid_, stringValueIid_;  // by StringId
-  std::unordered_map<uint32_t, uint32_t> composedNameIid_;             // memcpy, memset, sync names
-  std::unordered_map<std::string, uint32_t> textValueIid_;             // colors
-  uint32_t launchTypeIid_[256] = {}, copyKindIid_[256] = {}, memoryKindIid_[256] = {};
-  Dim3Cache grids_, blocks_;
-
   ProtoWriter te_;        // the TrackEvent of the packet being written
-  ProtoWriter interned_;  // InternedData entries for the packet being written
   ProtoWriter scratch_;   // fields of a packet written whole (first packets, descriptors)
 };
 
