@@ -394,7 +394,7 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
     header_.varintField(kClockTimestamp, reference + static_cast<uint64_t>(trace.meta.wallClockOffsetNs()));
     header_.endNestedCompact(clock);
     // BOOTTIME too, with REALTIME's value, as in the timeline's snapshots
-    // (perfetto_proto.cpp): without it the importer cannot relate the clocks.
+    // (pftrace_metadata.cpp): without it the importer cannot relate the clocks.
     clock = header_.beginNested(kClocks);
     header_.varintField(kClockId, kClockBoottime);
     header_.varintField(kClockTimestamp,

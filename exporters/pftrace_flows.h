@@ -22,8 +22,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "core/trace.h"
+#include "exporters/flow_sources.h"
+#include "exporters/openacc_flows.h"
+#include "exporters/pftrace_events.h"
+#include "exporters/timeline_slices.h"
 
 namespace cuptitrace::pftrace {
 
@@ -102,6 +109,121 @@ class PendingFlows {
   size_t mask_ = 0;
   unsigned shift_ = 64;
   size_t used_ = 0;
+};
+
+class EventSchedule;
+class TrackRegistry;
+
+// The arrows of one trace: which correlation ids have GPU slices, the flows
+// started and not yet terminated, and the ids of the flows an event starts
+// or terminates, written into it.
+class FlowWriter {
+ public:
+  FlowWriter(const Trace& trace, const TimelineRecords& rec, FlowIds& ids, uint64_t offset);
+
+  // ---- Planning ------------------------------------------------------------------
+  // How many GPU slices each correlation id with a launch call has: a bit
+  // for one (IdSet), a count of the others for more (graph launches).
+  void countGpuSlices();
+  uint64_t written() const { return written_; }  // arrows written, both ends
+  const FlowSources& sources() const { return sources_; }
+  bool gpuDrawn(uint32_t correlation) const { return gpuDrawn_.contains(correlation); }
+
+  // ---- Writing -------------------------------------------------------------------
+  // The flows a launch call starts: one per GPU slice it launched that is
+  // not written yet (those written before it have no arrow).
+  void startFlows(EventEncoder& ev, size_t index, const ApiRecord& r, uint64_t ts) {
+    const uint32_t correlation = r.correlationId;
+    if (!sources_.isSource(index, r) || !gpuDrawn_.contains(correlation)) return;
+    uint32_t n = 1;
+    if (!moreGpu_.empty()) {
+      const auto it = moreGpu_.find(correlation);
+      if (it != moreGpu_.end()) n += it->second;
+    }
+    if (!early_.empty()) {
+      const auto it = early_.find(correlation);
+      if (it != early_.end()) {
+        n -= it->second;
+        early_.erase(it);
+      }
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t id = ids_.start(ts + offset_);
+      ev.flowId(kTagFlowId, id);
+      pending_.add(correlation, id);
+    }
+  }
+  // The flows an OpenACC event starts: one to each GPU slice its CUDA calls
+  // launched (openacc_flows.h), which those end.
+  void startOpenAccFlows(EventEncoder& ev, uint32_t externalId, uint64_t ts) {
+    const std::vector<uint32_t>* calls = accFlows_.callsOf(externalId);
+    if (calls == nullptr) return;
+    for (const uint32_t correlation : *calls) {
+      if (!gpuDrawn_.contains(correlation)) continue;
+      const uint32_t id = ids_.start(ts + offset_);
+      ev.flowId(kTagFlowId, id);
+      accPending_.add(correlation, id);
+    }
+  }
+  // The flow a GPU slice ends: one its call started, if the call was written before it.
+  void endFlow(EventEncoder& ev, uint32_t correlation, uint64_t ts) {
+    // The arrow from the OpenACC event that made the call, if it was written before.
+    if (!accFlows_.empty()) {
+      if (const uint32_t id = accPending_.take(correlation)) {
+        ev.flowId(kTagTerminatingFlowId, id);
+        ids_.end(id, ts + offset_);
+        ++accWritten_;
+      }
+    }
+    if (!sources_.hasSource(correlation)) return;
+    const uint32_t id = pending_.take(correlation);
+    if (id == 0) {
+      ++early_[correlation];
+      return;
+    }
+    ev.flowId(kTagTerminatingFlowId, id);
+    ids_.end(id, ts + offset_);
+    ++written_;
+  }
+
+ private:
+  const TimelineRecords rec_;
+  FlowIds& ids_;
+  const uint64_t offset_;  // wall clock minus trace clock, modulo 2^64
+  const FlowSources sources_;
+  const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
+  // Which ids have GPU slices (gpuDrawn_, and how many more than one in
+  // moreGpu_), the GPU slices written before their call (by id), the flows
+  // started and not terminated: from calls, from OpenACC events.
+  IdSet gpuDrawn_;
+  std::unordered_map<uint32_t, uint32_t> moreGpu_;
+  std::unordered_map<uint32_t, uint32_t> early_;
+  PendingFlows pending_;
+  PendingFlows accPending_;
+  uint64_t written_ = 0;
+  uint64_t accWritten_ = 0;
+};
+
+// The arrows a trace will have, counted in planning, every window laid out
+// once as writing will lay it out: a GPU slice gets its arrow when its call
+// begins no later than it does (see "Order" in perfetto_proto.cpp), when the
+// call is in an earlier window, or in the same window and starts no later.
+class FlowCounter {
+ public:
+  FlowCounter(const FlowWriter& flows, const TimelineRecords& rec);
+  // The window `schedule` has laid out.
+  void addWindow(const TrackRegistry& tracks, const EventSchedule& schedule);
+  uint64_t flows() const { return flows_; }
+
+ private:
+  const FlowWriter& w_;
+  const TimelineRecords rec_;
+  IdSet callsBefore_;  // ids of the calls with arrows in earlier windows
+  // The window's calls with arrows: (correlation id, where in its slices),
+  // and where each is by id (callAt_: by id minus the window's lowest).
+  std::vector<std::pair<uint32_t, uint32_t>> calls_;
+  std::vector<uint32_t> callAt_;
+  uint64_t flows_ = 0;
 };
 
 }  // namespace cuptitrace::pftrace
