@@ -16,26 +16,7 @@ TraceHeader::TraceHeader(const TimelineInput& in, Output& out, uint64_t base)
 void TraceHeader::startSequence(const Sequence& seq, uint64_t trackUuid) {
   ProtoWriter& p = scratch_;
   p.clear();
-  auto snapshot = p.beginNested(packet_field::kClockSnapshot);
-  auto clock = p.beginNested(clock_field::kClocks);
-  p.varintField(clock_field::kClockId, kClockTrace);
-  p.varintField(clock_field::kTimestamp, base_);
-  p.boolField(clock_field::kIsIncremental, true);
-  p.endNestedCompact(clock);
-  clock = p.beginNested(clock_field::kClocks);
-  p.varintField(clock_field::kClockId, kClockRealtime);
-  p.varintField(clock_field::kTimestamp, base_ + offset_);  // modulo 2^64: either sign
-  p.endNestedCompact(clock);
-  // BOOTTIME, Perfetto's default trace clock: without it in the snapshot
-  // the importer counts clock_sync_unrelatable_clock_domains on every file
-  // (PERFETTO.md). It is given REALTIME's value: the trace's times are
-  // REALTIME (primary_trace_clock), so it moves no event.
-  clock = p.beginNested(clock_field::kClocks);
-  p.varintField(clock_field::kClockId, kClockBoottime);
-  p.varintField(clock_field::kTimestamp, base_ + offset_);
-  p.endNestedCompact(clock);
-  p.varintField(clock_field::kPrimaryTraceClock, kClockRealtime);
-  p.endNestedCompact(snapshot);
+  clockSnapshot(p, base_, base_ + offset_);  // modulo 2^64: either sign
   p.varintField(packet_field::kSequenceId, seq.id);
   p.varintField(packet_field::kSequenceFlags, kIncrementalStateCleared | kNeedsIncrementalState);
   auto defaults = p.beginNested(packet_field::kTracePacketDefaults);

@@ -14,10 +14,10 @@
 //
 // Clock. CUPTI gives CPU and GPU records in one clock, nanoseconds, roughly
 // CLOCK_REALTIME on Linux. Timestamps are written in a sequence-scoped clock
-// of our own (id 64, one per sequence) that each ClockSnapshot ties to
-// REALTIME (and BOOTTIME, see startSequence), also made the trace's clock
-// (primary_trace_clock), by the trace's wall-clock offset
-// (TraceMetadata::wallClockOffsetNs). Clock 64 is incremental
+// of our own (id 64, one per sequence) that each ClockSnapshot
+// (clockSnapshot, pftrace_wire.h) ties to REALTIME and BOOTTIME, REALTIME
+// also made the trace's clock (primary_trace_clock), by the trace's
+// wall-clock offset (TraceMetadata::wallClockOffsetNs). Clock 64 is incremental
 // (Clock.is_incremental, as Perfetto's own SDK does): a packet's timestamp is
 // the nanoseconds since the previous packet of its sequence, 1-3 bytes where
 // an absolute one takes 9; deltas are integers, so every nanosecond is kept.

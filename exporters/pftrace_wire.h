@@ -23,9 +23,14 @@ inline constexpr uint8_t kTagSequenceId = tag(10, WireType::Varint);  // .truste
 inline constexpr uint8_t kTagTrackEvent = tag(11, WireType::LengthDelimited);    // .track_event
 inline constexpr uint8_t kTagInternedData = tag(12, WireType::LengthDelimited);  // .interned_data
 
+namespace trace_field {
+inline constexpr uint32_t kPacket = 1;  // Trace.packet
+}  // namespace trace_field
 namespace packet_field {
 inline constexpr uint32_t kClockSnapshot = 6;
+inline constexpr uint32_t kTimestamp = 8;
 inline constexpr uint32_t kSequenceId = 10;
+inline constexpr uint32_t kTrackEvent = 11;
 inline constexpr uint32_t kSequenceFlags = 13;
 inline constexpr uint32_t kTracePacketDefaults = 59;
 inline constexpr uint32_t kTrackDescriptor = 60;
@@ -50,6 +55,7 @@ inline constexpr uint32_t kName = 2;
 inline constexpr uint32_t kProcess = 3;
 inline constexpr uint32_t kThread = 4;
 inline constexpr uint32_t kParentUuid = 5;
+inline constexpr uint32_t kCounter = 8;  // TrackDescriptor.counter
 inline constexpr uint32_t kChildOrdering = 11;
 inline constexpr uint32_t kSiblingOrderRank = 12;
 inline constexpr uint32_t kSiblingMergeBehavior = 15;
@@ -59,9 +65,28 @@ inline constexpr uint32_t kProcessName = 6;            // ProcessDescriptor.proc
 inline constexpr uint32_t kThreadPid = 1;              // ThreadDescriptor.pid
 inline constexpr uint32_t kThreadTid = 2;              // ThreadDescriptor.tid
 inline constexpr uint32_t kThreadName = 5;             // ThreadDescriptor.thread_name
+inline constexpr uint32_t kCounterUnit = 3;            // CounterDescriptor.unit
+inline constexpr uint64_t kUnitCount = 2;              // CounterDescriptor.Unit COUNT
+inline constexpr uint64_t kUnitBytes = 3;              // CounterDescriptor.Unit SIZE_BYTES
 inline constexpr uint64_t kChildOrderingExplicit = 3;  // ChildTracksOrdering.EXPLICIT
 inline constexpr uint64_t kMergeNone = 2;              // SiblingMergeBehavior.NONE
 }  // namespace track_field
+
+// TrackEvent fields, for messages written with ProtoWriter's field calls.
+namespace event_field {
+inline constexpr uint32_t kDebugAnnotations = 4;
+inline constexpr uint32_t kType = 9;
+inline constexpr uint32_t kTrackUuid = 11;
+inline constexpr uint32_t kCategories = 22;
+inline constexpr uint32_t kName = 23;
+inline constexpr uint32_t kCounterValue = 30;  // counter_value (int64)
+}  // namespace event_field
+// DebugAnnotation fields likewise.
+namespace annotation_field {
+inline constexpr uint32_t kUintValue = 3;
+inline constexpr uint32_t kStringValue = 6;
+inline constexpr uint32_t kName = 10;
+}  // namespace annotation_field
 
 // TrackEvent tags.
 inline constexpr uint8_t kTagCategoryIid = tag(3, WireType::Varint);               // category_iids
@@ -72,7 +97,8 @@ inline constexpr uint8_t kTagTrackUuid = tag(11, WireType::Varint);             
 // flow_ids_old = 36 and terminating_flow_ids_old = 42, repeated uint64: two-byte tags.
 inline constexpr uint8_t kTagFlowId[2] = {(36 << 3 & 0x7F) | 0x80, 36 << 3 >> 7};
 inline constexpr uint8_t kTagTerminatingFlowId[2] = {(42 << 3 & 0x7F) | 0x80, 42 << 3 >> 7};
-inline constexpr uint8_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3;
+// TrackEvent.type values.
+inline constexpr uint8_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4;
 
 // DebugAnnotation tags.
 inline constexpr uint8_t kTagAnnotationNameIid = tag(1, WireType::Varint);     // name_iid
@@ -95,6 +121,32 @@ inline constexpr uint8_t kNeedsIncrementalState = 2;
 inline constexpr uint32_t kClockTrace = 64;    // sequence-scoped, incremental: the trace's clock
 inline constexpr uint32_t kClockRealtime = 1;  // BuiltinClock REALTIME
 inline constexpr uint32_t kClockBoottime = 6;  // BuiltinClock BOOTTIME
+
+// The ClockSnapshot (TracePacket.clock_snapshot) of a sequence's first
+// packet: the sequence's own clock (kClockTrace, incremental) at
+// `reference` is REALTIME `realtime`, and REALTIME is the trace's clock.
+// BOOTTIME, Perfetto's default trace clock, is in it too: without it the
+// importer counts clock_sync_unrelatable_clock_domains on every file
+// (PERFETTO.md). It is given REALTIME's value: the trace's times are
+// REALTIME (primary_trace_clock), so it moves no event.
+inline void clockSnapshot(ProtoWriter& p, uint64_t reference, uint64_t realtime) {
+  auto snapshot = p.beginNested(packet_field::kClockSnapshot);
+  auto clock = p.beginNested(clock_field::kClocks);
+  p.varintField(clock_field::kClockId, kClockTrace);
+  p.varintField(clock_field::kTimestamp, reference);
+  p.boolField(clock_field::kIsIncremental, true);
+  p.endNestedCompact(clock);
+  clock = p.beginNested(clock_field::kClocks);
+  p.varintField(clock_field::kClockId, kClockRealtime);
+  p.varintField(clock_field::kTimestamp, realtime);
+  p.endNestedCompact(clock);
+  clock = p.beginNested(clock_field::kClocks);
+  p.varintField(clock_field::kClockId, kClockBoottime);
+  p.varintField(clock_field::kTimestamp, realtime);
+  p.endNestedCompact(clock);
+  p.varintField(clock_field::kPrimaryTraceClock, kClockRealtime);
+  p.endNestedCompact(snapshot);
+}
 
 // The categories of the events, interned by their value.
 enum Category : uint8_t {
