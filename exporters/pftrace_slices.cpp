@@ -42,13 +42,18 @@ struct SliceWriter::ArgSink {
   void externalIds(uint32_t correlationId) { w.externalIdArgs(correlationId); }
 };
 
-template <typename Describe>
-void SliceWriter::args(Describe&& describe) {
+// A slice begin's fields after its category: its arguments (record_args.h),
+// how much the layout cut off it, its type and its name.
+template <typename Record, typename Describe>
+void SliceWriter::sliceFields(const Slice& s, const Record& r, uint32_t name, Describe&& describe) {
   ArgSink sink{*this};
   describe(sink);
+  ev_.clampArg(s, r.start, r.end);
+  ev_.head(kSliceBegin, name);
 }
 
-// An NCCL kernel's collective, as its name says (core/nccl_kernel.h): parts it leaves out are left out.
+// An NCCL kernel's collective, as its name says (core/nccl_kernel.h): the
+// parts it leaves out are left out.
 void SliceWriter::ncclArgs(const NcclKernelInfo& c) {
   auto part = [&](Arg a, const std::string& text) {
     if (text.empty()) return;
@@ -102,9 +107,7 @@ void SliceWriter::writeOpenAcc(const Slice& s) {
   const OpenAccRecord& r = rec_.openacc[s.index];
   ev_.begin(kCatOpenAcc);
   const uint32_t name = interner_.labelNameIid(openAccEventLabel(r, trace_.strings));
-  args([&](ArgSink& a) { openAccArgs(r, a); });
-  ev_.clampArg(s, r.start, r.end);
-  ev_.head(kSliceBegin, name);
+  sliceFields(s, r, name, [&](ArgSink& a) { openAccArgs(r, a); });
   flows_.startOpenAccFlows(ev_, r.externalId, s.start);
   ev_.finish(s.start);
 }
@@ -114,9 +117,7 @@ void SliceWriter::writeApi(const Slice& s) {
   // A C library call that blocked the thread: the osrt activity.
   ev_.begin(isOsrtCall(r) ? kCatOsrt : isDriverCall(r) ? kCatDriver : kCatRuntime);
   const uint32_t name = interner_.rawNameIid(r.name);
-  args([&](ArgSink& a) { apiArgs(r, a); });
-  ev_.clampArg(s, r.start, r.end);
-  ev_.head(kSliceBegin, name);
+  sliceFields(s, r, name, [&](ArgSink& a) { apiArgs(r, a); });
   flows_.startFlows(ev_, s.index, r, s.start);  // none from C library calls: they have no id
   ev_.finish(s.start);
 }
@@ -125,9 +126,7 @@ void SliceWriter::writeKernel(const Slice& s) {
   const KernelRecord& k = rec_.kernels[s.index];
   ev_.begin(kCatKernel);
   const uint32_t name = interner_.kernelNameIid(k.name);
-  args([&](ArgSink& a) { kernelArgs(k, a); });
-  ev_.clampArg(s, k.start, k.end);
-  ev_.head(kSliceBegin, name);
+  sliceFields(s, k, name, [&](ArgSink& a) { kernelArgs(k, a); });
   flows_.endFlow(ev_, k.correlationId, s.start);
   ev_.finish(s.start);
 }
@@ -139,9 +138,7 @@ void SliceWriter::writeGraph(const Slice& s) {
   // Names of their own above the composed ones' keys (all below 2^26).
   const uint32_t name = interner_.composedNameIid(
       (4u << 24) + g.graphId, [&] { return "Graph " + std::to_string(g.graphId); });
-  args([&](ArgSink& a) { graphLaunchArgs(g, a); });
-  ev_.clampArg(s, g.start, g.end);
-  ev_.head(kSliceBegin, name);
+  sliceFields(s, g, name, [&](ArgSink& a) { graphLaunchArgs(g, a); });
   flows_.endFlow(ev_, g.correlationId, s.start);
   ev_.finish(s.start);
 }
@@ -155,9 +152,7 @@ void SliceWriter::writeMemcpy(const Slice& s) {
            memoryKindName(static_cast<MemoryKind>(m.srcKind)) + " -> " +
            memoryKindName(static_cast<MemoryKind>(m.dstKind)) + ")";
   });
-  args([&](ArgSink& a) { memcpyArgs(m, a); });
-  ev_.clampArg(s, m.start, m.end);
-  ev_.head(kSliceBegin, name);
+  sliceFields(s, m, name, [&](ArgSink& a) { memcpyArgs(m, a); });
   flows_.endFlow(ev_, m.correlationId, s.start);
   ev_.finish(s.start);
 }
@@ -168,9 +163,7 @@ void SliceWriter::writeMemset(const Slice& s) {
   const uint32_t name = interner_.composedNameIid(1u << 24 | m.memoryKind, [&] {
     return std::string("Memset (") + memoryKindName(static_cast<MemoryKind>(m.memoryKind)) + ")";
   });
-  args([&](ArgSink& a) { memsetArgs(m, a); });
-  ev_.clampArg(s, m.start, m.end);
-  ev_.head(kSliceBegin, name);
+  sliceFields(s, m, name, [&](ArgSink& a) { memsetArgs(m, a); });
   flows_.endFlow(ev_, m.correlationId, s.start);
   ev_.finish(s.start);
 }
@@ -178,12 +171,9 @@ void SliceWriter::writeMemset(const Slice& s) {
 void SliceWriter::writeSync(const Slice& s) {
   const SyncRecord& r = rec_.syncs[s.index];
   ev_.begin(kCatSync);
-  const uint32_t name = interner_.composedNameIid(2u << 24 | r.type, [&] {
-    return std::string(syncTypeName(static_cast<SyncType>(r.type)));
-  });
-  args([&](ArgSink& a) { syncArgs(r, a); });
-  ev_.clampArg(s, r.start, r.end);
-  ev_.head(kSliceBegin, name);
+  const uint32_t name = interner_.composedNameIid(
+      2u << 24 | r.type, [&] { return std::string(syncTypeName(static_cast<SyncType>(r.type))); });
+  sliceFields(s, r, name, [&](ArgSink& a) { syncArgs(r, a); });
   ev_.finish(s.start);
 }
 
@@ -191,9 +181,7 @@ void SliceWriter::writeOverhead(const Slice& s) {
   const OverheadRecord& r = rec_.overheads[s.index];
   ev_.begin(kCatOverhead);
   const uint32_t name = interner_.rawNameIid(r.name);
-  args([&](ArgSink& a) { overheadArgs(r, a); });
-  ev_.clampArg(s, r.start, r.end);
-  ev_.head(kSliceBegin, name);
+  sliceFields(s, r, name, [&](ArgSink& a) { overheadArgs(r, a); });
   ev_.finish(s.start);
 }
 
@@ -202,9 +190,7 @@ void SliceWriter::writeNvtxRange(const Slice& s) {
   const NvtxRecord& r = rec_.nvtx[s.index];
   ev_.begin(kCatNvtx);
   const uint32_t name = interner_.rawNameIid(r.message);
-  args([&](ArgSink& a) { nvtxArgs(r, true, a); });
-  ev_.clampArg(s, r.start, r.end);
-  ev_.head(kSliceBegin, name);
+  sliceFields(s, r, name, [&](ArgSink& a) { nvtxArgs(r, true, a); });
   ev_.finish(s.start);
 }
 
@@ -212,7 +198,8 @@ void SliceWriter::writeInstant(const Instant& i) {
   const NvtxRecord& r = rec_.nvtx[i.nvtx];
   ev_.begin(kCatNvtx);
   const uint32_t name = interner_.rawNameIid(r.message);
-  args([&](ArgSink& a) { nvtxArgs(r, false, a); });
+  ArgSink sink{*this};
+  nvtxArgs(r, false, sink);
   ev_.head(kInstant, name);
   ev_.finish(i.ts);
 }

@@ -41,8 +41,8 @@ class SliceWriter {
 
  private:
   struct ArgSink;
-  template <typename Describe>
-  void args(Describe&& describe);
+  template <typename Record, typename Describe>
+  void sliceFields(const Slice& s, const Record& r, uint32_t name, Describe&& describe);
 
   void writeApi(const Slice& s);
   void writeKernel(const Slice& s);
