@@ -73,7 +73,8 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   // their packets put between the others in time order.
   std::vector<std::unique_ptr<PerfettoMemorySequence>> memory;
   for (size_t i = 0; i < sources.size(); ++i) {
-    auto m = std::make_unique<PerfettoMemorySequence>(inputs[i], sources[i]->memoryOptions(sequence));
+    auto m =
+        std::make_unique<PerfettoMemorySequence>(inputs[i], sources[i]->memoryOptions(sequence));
     if (m->empty()) continue;
     ++sequence;
     o.b.bytes(m->header());
@@ -162,13 +163,12 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
 
 }  // namespace
 
-PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out,
-                                       size_t windowSlices) {
+PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out, size_t windowSlices) {
   return writeTimeline({timelineInput(trace)}, out, windowSlices);
 }
 
-PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs,
-                                       std::ostream& out, size_t windowSlices) {
+PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs, std::ostream& out,
+                                       size_t windowSlices) {
   return writeTimeline(inputs, out, windowSlices);
 }
 

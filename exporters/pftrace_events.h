@@ -41,8 +41,7 @@ class EventEncoder {
   void argUint(Arg a, uint64_t v) { argUint(interner_.argIid(a), v); }
   void argInt(Arg a, int64_t v) {
     const auto bits = static_cast<uint64_t>(v);
-    uint8_t* p =
-        annotationHead(te_.tail(kMaxScalarArg), interner_.argIid(a), 1 + varintSize(bits));
+    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), interner_.argIid(a), 1 + varintSize(bits));
     *p++ = kTagIntValue;
     te_.setTail(putVarint(p, bits));
   }
@@ -147,7 +146,7 @@ class EventEncoder {
     Sequence& seq = interner_.sequence();
     const uint64_t delta = ts - seq.lastTs;
     seq.lastTs = ts;
-    const size_t te = 2 + (trackUuid != 0 ? 1 + varintSize(trackUuid) : 0);     // < 128
+    const size_t te = 2 + (trackUuid != 0 ? 1 + varintSize(trackUuid) : 0);       // < 128
     const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq.id) + 2 + te;  // < 128
     uint8_t* p = b_.tail(2 + body);
     *p++ = kTagPacket;

@@ -19,7 +19,8 @@ void PendingFlows::grow() {
     if (e.correlation != 0) add(e.correlation, e.flow);
 }
 
-FlowWriter::FlowWriter(const Trace& trace, const TimelineRecords& rec, FlowIds& ids, uint64_t offset)
+FlowWriter::FlowWriter(const Trace& trace, const TimelineRecords& rec, FlowIds& ids,
+                       uint64_t offset)
     : rec_(rec), ids_(ids), offset_(offset), sources_(rec.api), accFlows_(trace) {}
 
 void FlowWriter::countGpuSlices() {

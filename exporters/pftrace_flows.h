@@ -41,7 +41,8 @@ namespace cuptitrace::pftrace {
 class FlowIds {
  public:
   uint32_t start(uint64_t wall) {
-    while (head_ < ended_.size() && ended_[head_].first < wall) free_.push_back(ended_[head_++].second);
+    while (head_ < ended_.size() && ended_[head_].first < wall)
+      free_.push_back(ended_[head_++].second);
     if (head_ > 4096 && head_ * 2 > ended_.size()) {  // drop what was taken, now and then
       ended_.erase(ended_.begin(), ended_.begin() + static_cast<std::ptrdiff_t>(head_));
       head_ = 0;

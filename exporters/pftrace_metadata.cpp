@@ -52,7 +52,8 @@ void TraceHeader::writeTrackDescriptors(const Sequence& main, const TrackRegistr
     p.varintField(track_field::kUuid, tracks.hostProcessUuid());
     auto process = p.beginNested(track_field::kProcess);
     p.varintField(track_field::kProcessPid, hostPid_);
-    if (!m.commandLine.empty()) p.bytesField(track_field::kProcessCmdline, validUtf8(m.commandLine));
+    if (!m.commandLine.empty())
+      p.bytesField(track_field::kProcessCmdline, validUtf8(m.commandLine));
     p.bytesField(track_field::kProcessName, validUtf8(hostProcessName(trace_) + in_.nameSuffix));
     p.endNestedCompact(process);
   });
@@ -158,7 +159,8 @@ void writeDescription(EventEncoder& ev, Interner& interner, const TimelineInput&
   const Trace& trace = *in.trace;
   const TraceMetadata& m = trace.meta;
   ev.begin(kCatMetadata);
-  const uint32_t name = interner.composedNameIid(3u << 24, [] { return std::string("cuptitrace"); });
+  const uint32_t name =
+      interner.composedNameIid(3u << 24, [] { return std::string("cuptitrace"); });
   ev.argString(Arg::ToolVersion, validUtf8(m.toolVersion));
   ev.argString(Arg::Clock, validUtf8(m.clock));
   ev.argInt(Arg::RealtimeOffsetNs, m.wallClockOffsetNs());

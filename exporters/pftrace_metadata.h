@@ -60,7 +60,7 @@ class TraceHeader {
   const Trace& trace_;
   Output& o_;
   const uint64_t base_;
-  const uint64_t offset_;  // wall clock minus trace clock, modulo 2^64
+  const uint64_t offset_;   // wall clock minus trace clock, modulo 2^64
   const uint32_t hostPid_;  // as shown
   const TrackRegistry* tracks_ = nullptr;
   uint32_t sequenceId_ = 0;  // of the descriptors' packets

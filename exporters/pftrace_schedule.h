@@ -157,10 +157,10 @@ class EventSchedule {
 
   TrackRegistry& tracks_;
   TimelineSlices timelineSlices_;
-  std::vector<uint64_t> windows_;  // their bounds (slice_windows.h)
-  size_t window_ = 0;              // the one laid out
-  std::vector<Slice> slices_;      // its slices, each track's at its cursor
-  std::vector<Run> runs_;          // by track
+  std::vector<uint64_t> windows_;     // their bounds (slice_windows.h)
+  size_t window_ = 0;                 // the one laid out
+  std::vector<Slice> slices_;         // its slices, each track's at its cursor
+  std::vector<Run> runs_;             // by track
   std::vector<TrackLayout> layouts_;  // by track, carried from one window to the next
   std::vector<Cursor> cursors_;       // by track
 };

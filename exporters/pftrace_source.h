@@ -37,9 +37,7 @@ class SourceWriter {
   // says; then the ids used are known and the first window is laid out.
   void plan();
   uint64_t endUuid() const { return tracks_.endUuid(); }
-  uint32_t endSequence() const {
-    return firstSequence_ + static_cast<uint32_t>(sequences_.size());
-  }
+  uint32_t endSequence() const { return firstSequence_ + static_cast<uint32_t>(sequences_.size()); }
   uint64_t clamped() const { return counts_.clamped; }
   uint32_t maxLanes() const { return counts_.maxLanes; }
   uint64_t laneTracks() const { return tracks_.laneTracks(); }
@@ -125,7 +123,7 @@ class SourceWriter {
   SliceWriter slices_;
   std::vector<Sequence> sequences_;  // the main sequence, then one per track
 
-  uint64_t base_ = 0;  // the clock's reference: every sequence's clock starts there
+  uint64_t base_ = 0;   // the clock's reference: every sequence's clock starts there
   TraceCounts counts_;  // planned, for the description
   bool described_ = false;
 };

@@ -25,9 +25,9 @@ enum class TrackKind : uint8_t { HostThread, Overhead, NvtxRange, Stream, Sync }
 
 struct Track {
   TrackKind kind;
-  uint32_t id;      // tid, stream id, context id; for NvtxRange the range name's StringId
-  uint32_t device;  // of a GPU track (Stream, Sync)
-  uint32_t lane;    // of an NvtxRange track
+  uint32_t id;           // tid, stream id, context id; for NvtxRange the range name's StringId
+  uint32_t device;       // of a GPU track (Stream, Sync)
+  uint32_t lane;         // of an NvtxRange track
   uint32_t context = 0;  // of a Stream track: its name may show it
   uint64_t uuid = 0;
   uint32_t lanes = 1;       // lanes of its slices (TrackLayout), itself included
@@ -44,7 +44,8 @@ struct Instant {
 
 class TrackRegistry {
  public:
-  TrackRegistry(const Trace& trace, const ChunkedVector<NvtxRecord>& nvtx, uint64_t hostProcessUuid);
+  TrackRegistry(const Trace& trace, const ChunkedVector<NvtxRecord>& nvtx,
+                uint64_t hostProcessUuid);
 
   // ---- Planning, in this order --------------------------------------------------
   // The lane tracks of NVTX start/end ranges.

@@ -89,11 +89,12 @@ inline constexpr uint32_t kName = 10;
 }  // namespace annotation_field
 
 // TrackEvent tags.
-inline constexpr uint8_t kTagCategoryIid = tag(3, WireType::Varint);               // category_iids
-inline constexpr uint8_t kTagDebugAnnotation = tag(4, WireType::LengthDelimited);  // debug_annotations
-inline constexpr uint8_t kTagType = tag(9, WireType::Varint);                      // type
-inline constexpr uint8_t kTagNameIid = tag(10, WireType::Varint);                  // name_iid
-inline constexpr uint8_t kTagTrackUuid = tag(11, WireType::Varint);                // track_uuid
+inline constexpr uint8_t kTagCategoryIid = tag(3, WireType::Varint);  // category_iids
+inline constexpr uint8_t kTagDebugAnnotation =
+    tag(4, WireType::LengthDelimited);                               // debug_annotations
+inline constexpr uint8_t kTagType = tag(9, WireType::Varint);        // type
+inline constexpr uint8_t kTagNameIid = tag(10, WireType::Varint);    // name_iid
+inline constexpr uint8_t kTagTrackUuid = tag(11, WireType::Varint);  // track_uuid
 // flow_ids_old = 36 and terminating_flow_ids_old = 42, repeated uint64: two-byte tags.
 inline constexpr uint8_t kTagFlowId[2] = {(36 << 3 & 0x7F) | 0x80, 36 << 3 >> 7};
 inline constexpr uint8_t kTagTerminatingFlowId[2] = {(42 << 3 & 0x7F) | 0x80, 42 << 3 >> 7};
@@ -166,8 +167,8 @@ enum Category : uint8_t {
   kCategoryCount
 };
 inline constexpr const char* kCategoryNames[kCategoryCount] = {
-    "",     "kernel", "memcpy",   "memset",   "cuda_runtime", "cuda_driver",
-    "nvtx", "sync",   "overhead", "metadata", "osrt",         "graph", "openacc"};
+    "",     "kernel",   "memcpy",   "memset", "cuda_runtime", "cuda_driver", "nvtx",
+    "sync", "overhead", "metadata", "osrt",   "graph",        "openacc"};
 
 // Bytes gathered before one write to the stream.
 inline constexpr size_t kFlushBytes = size_t{1} << 20;
