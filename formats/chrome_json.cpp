@@ -25,7 +25,7 @@
 //   bind_id is the correlation id: one source per id, unique in the file, and
 //   since a flow_in does not close the flow, every kernel of a graph launch
 //   gets its arrow from the one cudaGraphLaunch.
-// - Arguments are those of the Perfetto protobuf (perfetto_proto.cpp), the
+// - Arguments are those of the Perfetto protobuf (pftrace_slices.h), the
 //   same keys: what a slice's track already says (the device, context and
 //   stream of GPU work) and the usual values (return_value 0, launch_type
 //   Regular) are left out, so that a kernel event stays small. Mangled names

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "formats/json_text.h"
+#include "formats/pftrace_wire.h"
 #include "formats/proto_writer.h"
 #include "timeline/track_layout.h"
 
@@ -222,33 +223,8 @@ size_t writeJsonMemoryEvents(const TimelineInput& in, uint64_t base, uint64_t so
 
 namespace {
 
-// Field numbers (PERFETTO.md).
-constexpr uint32_t kTracePacket = 1;
-constexpr uint32_t kClockSnapshot = 6;
-constexpr uint32_t kTimestamp = 8;
-constexpr uint32_t kSequenceId = 10;
-constexpr uint32_t kTrackEvent = 11;
-constexpr uint32_t kSequenceFlags = 13;
-constexpr uint32_t kPacketDefaults = 59;
-constexpr uint32_t kTrackDescriptor = 60;
-constexpr uint32_t kClocks = 1, kPrimaryClock = 2, kClockId = 1, kClockTimestamp = 2, kClockIncremental = 3;
-constexpr uint32_t kDefaultsClockId = 58;
-constexpr uint64_t kClockRealtime = 1;
-constexpr uint64_t kClockBoottime = 6;
-constexpr uint64_t kClockSequence = 64;  // sequence-scoped, incremental
-constexpr uint64_t kIncrementalStateCleared = 1, kNeedsIncrementalState = 2;
-
-constexpr uint32_t kTrackUuid = 1, kTrackName = 2, kTrackProcess = 3, kTrackParent = 5,
-                   kTrackCounter = 8, kTrackSiblingMerge = 15;
-constexpr uint32_t kProcessPid = 1, kProcessName = 6;
-constexpr uint32_t kCounterUnit = 3;
-constexpr uint64_t kUnitCount = 2, kUnitBytes = 3;
-constexpr uint64_t kMergeNone = 2;
-
-constexpr uint32_t kEventAnnotations = 4, kEventType = 9, kEventTrackUuid = 11, kEventCategories = 22,
-                   kEventName = 23, kEventCounterValue = 30;
-constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3, kCounter = 4;
-constexpr uint32_t kAnnotationName = 10, kAnnotationUint = 3, kAnnotationString = 6;
+// Field numbers and tags (PERFETTO.md): the .pftrace writer's.
+using namespace pftrace;
 
 // Names may hold NVTX text: Perfetto wants UTF-8, so anything else is replaced.
 std::string asciiOnly(const std::string& s) {
@@ -261,15 +237,15 @@ std::string asciiOnly(const std::string& s) {
 struct ProtoArgs {
   ProtoWriter& p;
   void number(const char* k, uint64_t v) {
-    auto a = p.beginNested(kEventAnnotations);
-    p.bytesField(kAnnotationName, k);
-    p.varintField(kAnnotationUint, v);
+    auto a = p.beginNested(event_field::kDebugAnnotations);
+    p.bytesField(annotation_field::kName, k);
+    p.varintField(annotation_field::kUintValue, v);
     p.endNestedCompact(a);
   }
   void text(const char* k, const std::string& v) {
-    auto a = p.beginNested(kEventAnnotations);
-    p.bytesField(kAnnotationName, k);
-    p.bytesField(kAnnotationString, v);
+    auto a = p.beginNested(event_field::kDebugAnnotations);
+    p.bytesField(annotation_field::kName, k);
+    p.bytesField(annotation_field::kStringValue, v);
     p.endNestedCompact(a);
   }
 };
@@ -316,10 +292,10 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
     if (inserted.second) {
       it->second = ++nextUuid;
       describeIn(processes, processesAt, [&](ProtoWriter& p) {
-        p.varintField(kTrackUuid, it->second);
-        auto proc = p.beginNested(kTrackProcess);
-        p.varintField(kProcessPid, gpuProcessId(in.gpuKey, device));
-        p.bytesField(kProcessName, asciiOnly(gpuProcessName(trace, device) + in.nameSuffix));
+        p.varintField(track_field::kUuid, it->second);
+        auto proc = p.beginNested(track_field::kProcess);
+        p.varintField(track_field::kProcessPid, gpuProcessId(in.gpuKey, device));
+        p.bytesField(track_field::kProcessName, asciiOnly(gpuProcessName(trace, device) + in.nameSuffix));
         p.endNestedCompact(proc);
       });
     }
@@ -329,13 +305,13 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
     const uint64_t parent = gpuProcess(device);
     const uint64_t uuid = ++nextUuid;
     describe([&](ProtoWriter& p) {
-      p.varintField(kTrackUuid, uuid);
-      p.bytesField(kTrackName, name);
-      p.varintField(kTrackParent, parent);
-      auto c = p.beginNested(kTrackCounter);
-      p.varintField(kCounterUnit, unit);
+      p.varintField(track_field::kUuid, uuid);
+      p.bytesField(track_field::kName, name);
+      p.varintField(track_field::kParentUuid, parent);
+      auto c = p.beginNested(track_field::kCounter);
+      p.varintField(track_field::kCounterUnit, unit);
       p.endNestedCompact(c);
-      p.varintField(kTrackSiblingMerge, kMergeNone);
+      p.varintField(track_field::kSiblingMergeBehavior, track_field::kMergeNone);
     });
     return uuid;
   };
@@ -343,11 +319,11 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
   std::vector<ProtoEvent> events;
   for (const auto& d : memory.devices) {
     if (d.points.empty()) continue;
-    const uint64_t track = counterTrack(d.device, std::string(kMemoryCounterName) + " bytes", kUnitBytes);
+    const uint64_t track = counterTrack(d.device, std::string(kMemoryCounterName) + " bytes", track_field::kUnitBytes);
     for (const CounterPoint& p : d.points) events.push_back({p.ts, 2, track, 0, p.value});
   }
   for (const auto& c : uvm.counters) {
-    const uint64_t unit = isUvmTransfer(c.kind) ? kUnitBytes : kUnitCount;
+    const uint64_t unit = isUvmTransfer(c.kind) ? track_field::kUnitBytes : track_field::kUnitCount;
     const uint64_t track = counterTrack(c.device, uvmCounterName(c.kind), unit);
     for (const CounterPoint& p : c.points) events.push_back({p.ts, 2, track, 0, p.value});
   }
@@ -356,9 +332,9 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
     const uint64_t uuid = ++nextUuid;
     // Lanes of one kind keep the default merge (by name): one track in the UI.
     describe([&](ProtoWriter& p) {
-      p.varintField(kTrackUuid, uuid);
-      p.bytesField(kTrackName, uvmTrackName(t.kind));
-      p.varintField(kTrackParent, parent);
+      p.varintField(track_field::kUuid, uuid);
+      p.bytesField(track_field::kName, uvmTrackName(t.kind));
+      p.varintField(track_field::kParentUuid, parent);
     });
     for (const uint32_t i : t.records) {
       const UvmRecord& r = records[i];
@@ -382,41 +358,23 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
   {
     // The first packet: clears the sequence's state, defines its clock (tied
     // to REALTIME as the timeline's own is) and makes it the default.
-    auto pk = header_.beginNested(kTracePacket);
-    auto snapshot = header_.beginNested(kClockSnapshot);
-    auto clock = header_.beginNested(kClocks);
-    header_.varintField(kClockId, kClockSequence);
-    header_.varintField(kClockTimestamp, reference);
-    header_.boolField(kClockIncremental, true);
-    header_.endNestedCompact(clock);
-    clock = header_.beginNested(kClocks);
-    header_.varintField(kClockId, kClockRealtime);
-    header_.varintField(kClockTimestamp, reference + static_cast<uint64_t>(trace.meta.wallClockOffsetNs()));
-    header_.endNestedCompact(clock);
-    // BOOTTIME too, with REALTIME's value, as in the timeline's snapshots
-    // (perfetto_proto.cpp): without it the importer cannot relate the clocks.
-    clock = header_.beginNested(kClocks);
-    header_.varintField(kClockId, kClockBoottime);
-    header_.varintField(kClockTimestamp,
-                        reference + static_cast<uint64_t>(trace.meta.wallClockOffsetNs()));
-    header_.endNestedCompact(clock);
-    header_.varintField(kPrimaryClock, kClockRealtime);
-    header_.endNestedCompact(snapshot);
-    header_.varintField(kSequenceId, options.sequenceId);
-    header_.varintField(kSequenceFlags, kIncrementalStateCleared | kNeedsIncrementalState);
-    auto defaults = header_.beginNested(kPacketDefaults);
-    header_.varintField(kDefaultsClockId, kClockSequence);
+    auto pk = header_.beginNested(trace_field::kPacket);
+    clockSnapshot(header_, reference, reference + static_cast<uint64_t>(trace.meta.wallClockOffsetNs()));
+    header_.varintField(packet_field::kSequenceId, options.sequenceId);
+    header_.varintField(packet_field::kSequenceFlags, kIncrementalStateCleared | kNeedsIncrementalState);
+    auto defaults = header_.beginNested(packet_field::kTracePacketDefaults);
+    header_.varintField(defaults_field::kTimestampClockId, kClockTrace);
     header_.endNestedCompact(defaults);
     header_.endNestedCompact(pk);
     ++packets_;
   }
   auto descriptorPackets = [&](const ProtoWriter& w, const std::vector<std::pair<size_t, size_t>>& at) {
     for (const auto& [from, size] : at) {
-      auto pk = header_.beginNested(kTracePacket);
-      header_.varintField(kTimestamp, 0);  // at the clock's reference
-      header_.varintField(kSequenceId, options.sequenceId);
-      header_.varintField(kSequenceFlags, sequenceFlagsLater);
-      header_.bytesField(kTrackDescriptor, w.view().substr(from, size));
+      auto pk = header_.beginNested(trace_field::kPacket);
+      header_.varintField(packet_field::kTimestamp, 0);  // at the clock's reference
+      header_.varintField(packet_field::kSequenceId, options.sequenceId);
+      header_.varintField(packet_field::kSequenceFlags, sequenceFlagsLater);
+      header_.bytesField(packet_field::kTrackDescriptor, w.view().substr(from, size));
       header_.endNestedCompact(pk);
       ++packets_;
     }
@@ -428,32 +386,32 @@ PerfettoMemorySequence::PerfettoMemorySequence(const TimelineInput& in, const Pe
   const auto offset = static_cast<uint64_t>(trace.meta.wallClockOffsetNs());
   for (const ProtoEvent& e : events) {
     starts_.push_back({e.ts + offset, events_.size()});  // modulo 2^64: either sign
-    auto pk = events_.beginNested(kTracePacket);
-    events_.varintField(kTimestamp, e.ts - last);
+    auto pk = events_.beginNested(trace_field::kPacket);
+    events_.varintField(packet_field::kTimestamp, e.ts - last);
     last = e.ts;
-    events_.varintField(kSequenceId, options.sequenceId);
-    auto te = events_.beginNested(kTrackEvent);
+    events_.varintField(packet_field::kSequenceId, options.sequenceId);
+    auto te = events_.beginNested(packet_field::kTrackEvent);
     switch (e.phase) {
       case 0:
-        events_.varintField(kEventType, kSliceEnd);
+        events_.varintField(event_field::kType, kSliceEnd);
         break;
       case 2:
-        events_.varintField(kEventType, kCounter);
-        events_.int64Field(kEventCounterValue, static_cast<int64_t>(e.value));
+        events_.varintField(event_field::kType, kCounter);
+        events_.int64Field(event_field::kCounterValue, static_cast<int64_t>(e.value));
         break;
       default: {
         const UvmRecord& r = records[e.record];
         ProtoArgs args{events_};
         uvmArgs(r, args);
-        events_.varintField(kEventType, e.phase == 1 ? kInstant : kSliceBegin);
-        events_.bytesField(kEventCategories, "uvm");
-        events_.bytesField(kEventName, uvmKindName(r.kind));
+        events_.varintField(event_field::kType, e.phase == 1 ? kInstant : kSliceBegin);
+        events_.bytesField(event_field::kCategories, "uvm");
+        events_.bytesField(event_field::kName, uvmKindName(r.kind));
         break;
       }
     }
-    events_.varintField(kEventTrackUuid, e.track);
+    events_.varintField(event_field::kTrackUuid, e.track);
     events_.endNestedCompact(te);
-    events_.varintField(kSequenceFlags, sequenceFlagsLater);
+    events_.varintField(packet_field::kSequenceFlags, sequenceFlagsLater);
     events_.endNestedCompact(pk);
     ++packets_;
   }

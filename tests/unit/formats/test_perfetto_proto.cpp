@@ -824,7 +824,7 @@ TEST_CASE("pftrace: the timeline is the Chrome JSON exporter's", "[pftrace]") {
     }
     return nullptr;
   };
-  // What the protobuf leaves out on purpose (see perfetto_proto.cpp "Arguments").
+  // What the protobuf leaves out on purpose (see pftrace_slices.h "Arguments").
   auto leftOut = [](const std::string& category, const std::string& key, const json& value) {
     const bool gpu = category == "kernel" || category == "memcpy" || category == "memset";
     const bool call = category == "cuda_runtime" || category == "cuda_driver";
