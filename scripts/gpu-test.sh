@@ -63,7 +63,10 @@ configured_build=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$BUILD/CMakeCac
 rm -f "$TRACES"/*.summary.tsv
 if [ "$configured_src" = "$(pwd)" ] && [ "$configured_build" = "$BUILD" ]; then
   echo "== ctest -L gpu"
-  (cd "$BUILD" && ctest -L gpu --output-on-failure) 2>&1 | tee "$LOGS/tests.log"
+  # Every test's own output, passed or not, in tests.xml (JUnit: <system-out> per test; CTest 3.21+).
+  junit=()
+  ctest --help 2>/dev/null | grep -q -- --output-junit && junit=(--output-junit "$LOGS/tests.xml")
+  (cd "$BUILD" && ctest -L gpu --output-on-failure "${junit[@]}") 2>&1 | tee "$LOGS/tests.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 else
   echo "== GPU tests (build tree configured at $configured_build for $configured_src: running run_sample.sh directly)"
