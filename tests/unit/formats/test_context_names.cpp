@@ -19,7 +19,7 @@
 #include "formats/perfetto_proto.h"
 #include "formats/split_output.h"
 #include "timeline/track_layout.h"
-#include "proto_reader.h"
+#include "pftrace_decoder.h"
 #include "trace_fixture.h"
 
 using namespace cuptitrace;

@@ -14,7 +14,7 @@
 #include "timeline/external_ids.h"
 #include "formats/perfetto_proto.h"
 #include "csv_table.h"
-#include "proto_reader.h"
+#include "pftrace_decoder.h"
 
 using namespace cuptitrace;
 using namespace cuptitrace::testing;

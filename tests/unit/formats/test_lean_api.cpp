@@ -16,7 +16,7 @@
 #include "formats/csv.h"
 #include "formats/perfetto_proto.h"
 #include "reports/reports.h"
-#include "proto_reader.h"
+#include "pftrace_decoder.h"
 #include "trace_fixture.h"
 #include "csv_table.h"
 

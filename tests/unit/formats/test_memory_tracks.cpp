@@ -10,6 +10,7 @@
 #include "formats/memory_tracks.h"
 #include "timeline/track_layout.h"
 #include "memory_fixture.h"
+#include "pftrace_decoder.h"
 #include "proto_reader.h"
 
 using namespace cuptitrace;

@@ -18,7 +18,7 @@
 #include "formats/native.h"
 #include "formats/perfetto_proto.h"
 #include "timeline/track_layout.h"
-#include "proto_reader.h"
+#include "pftrace_decoder.h"
 
 using namespace cuptitrace;
 using cuptitrace::testing::perfetto::Decoded;

@@ -11,7 +11,7 @@
 #include "formats/chrome_json.h"
 #include "formats/perfetto_proto.h"
 #include "openacc_fixture.h"
-#include "proto_reader.h"
+#include "pftrace_decoder.h"
 
 using namespace cuptitrace;
 using namespace cuptitrace::testing;

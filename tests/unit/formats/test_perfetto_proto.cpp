@@ -1,5 +1,5 @@
 // Perfetto protobuf exporter: decode what it writes with the test-only
-// reader (proto_reader.h), replay it the way Perfetto's trace processor
+// reader (pftrace_decoder.h), replay it the way Perfetto's trace processor
 // reads it (sequence flags, interning, the incremental clock, tracks,
 // begin/end pairs, flows) and check the rules PERFETTO.md lists, the
 // timeline against the Chrome JSON exporter's, and exact bytes for a tiny
@@ -24,6 +24,7 @@
 #include "formats/chrome_json.h"
 #include "formats/perfetto_proto.h"
 #include "timeline/track_layout.h"
+#include "pftrace_decoder.h"
 #include "proto_reader.h"
 #include "trace_fixture.h"
 

@@ -18,7 +18,7 @@
 #include "formats/merge.h"
 #include "formats/perfetto_proto.h"
 #include "memory_fixture.h"
-#include "proto_reader.h"
+#include "pftrace_decoder.h"
 #include "trace_fixture.h"
 
 using namespace cuptitrace;

@@ -19,7 +19,7 @@
 #include "reports/rank_summary.h"
 #include "reports/reports.h"
 #include "timeline/track_layout.h"
-#include "proto_reader.h"
+#include "pftrace_decoder.h"
 #include "rank_fixture.h"
 
 using namespace cuptitrace;

@@ -11,7 +11,7 @@
 #include "formats/perfetto_proto.h"
 #include "timeline/track_layout.h"
 #include "memory_fixture.h"
-#include "proto_reader.h"
+#include "pftrace_decoder.h"
 #include "trace_fixture.h"
 
 using namespace cuptitrace;
