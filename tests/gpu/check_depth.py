@@ -77,7 +77,7 @@ def memory_walk(rows):
 
 
 def check_json(report, fmt, events, slices, expect):
-    """events: the traceEvents; slices: check_trace.Slice objects of the same file."""
+    """events: the traceEvents; slices: trace_counts.Slice objects of the same file."""
     if "mem_peak_bytes" in expect:
         values = [int(v) for e in events if isinstance(e, dict) and e.get("ph") == "C"
                   and e.get("name") == "Memory allocated" for v in (e.get("args") or {}).values()]

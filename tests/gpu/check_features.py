@@ -43,7 +43,7 @@ def _value(args, name):
 
 
 def check_json(report, fmt, slices, expect):
-    """slices: check_trace.Slice objects of one JSON file."""
+    """slices: trace_counts.Slice objects of one JSON file."""
     kernels = [s for s in slices if s.cat == "kernel"]
     calls = defaultdict(list)
     for s in slices:
@@ -108,7 +108,7 @@ def check_osrt_json(report, fmt, slices, kernels, calls, expect):
 
 
 def check_csv(report, fmt, tables, read_csv, prefix, expect):
-    """tables: check_trace's {name: (header, rows)}; external_ids.csv is read here."""
+    """tables: trace_csv_checks' {name: (header, rows)}; external_ids.csv is read here."""
     kernels = tables.get("kernels")
     for key, col in (("ext_ids", "external_id"), ("ext_scopes", "scope")):
         if key not in expect or kernels is None:
