@@ -1,0 +1,110 @@
+// The arrows of a Chrome JSON timeline. From each launching call to the GPU
+// work it launched, in the "v2" encoding: "bind_id" with "flow_out" on the
+// call's X event and "flow_in" on the GPU slice's (chrome_json.cpp says why
+// not v1). From each OpenACC event to the GPU slices its CUDA calls launched
+// (openacc_flows.h): v1 "s"/"f" events (cat "openacc"), bound to the slice
+// they are written right after: same track, same time.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/trace.h"
+#include "timeline/flow_sources.h"
+#include "formats/json_events.h"
+#include "formats/json_tracks.h"
+#include "timeline/openacc_flows.h"
+#include "timeline/timeline_slices.h"
+#include "timeline/track_layout.h"
+
+namespace cuptitrace {
+
+class JsonFlows {
+ public:
+  JsonFlows(const Trace& trace, const TimelineRecords& rec, JsonEvents& events)
+      : rec_(rec), e_(events), b_(events.b), sources_(rec.api), accFlows_(trace) {}
+
+  // Notes the ids of drawn GPU work: only calls that launched some get a
+  // flow_out, so every arrow written has both ends.
+  void plan() {
+    gpuDrawn_ = IdSet(sources_.lo(), sources_.hi(), sources_.calls());
+    auto mark = [&](const auto& r) {
+      if (drawable(r.start, r.end)) gpuDrawn_.insert(r.correlationId);
+    };
+    rec_.forEachGpuWork(mark);
+    rec_.api.forEach([&](const ApiRecord& r) {
+      maxCorrelation_ = std::max<uint64_t>(maxCorrelation_, r.correlationId);
+    });
+  }
+  // The largest bind_id it writes, before its placement's base.
+  uint64_t maxFlowId() const { return maxCorrelation_; }
+  // `flowBase` is added to every id; `base` is the time events are written relative to.
+  void place(uint64_t flowBase, uint64_t base) {
+    flowBase_ = flowBase;
+    base_ = base;
+  }
+  // Arrows ended on GPU work launched by a drawn call: metadata "flows".
+  uint64_t written() const { return flows_; }
+
+  // The flow start on the call at `index` that launched drawn GPU work.
+  void out(size_t index, const ApiRecord& r) {
+    if (sources_.isSource(index, r) && gpuDrawn_.contains(r.correlationId)) {
+      b_.lit(",\"bind_id\":");
+      b_.uint(flowBase_ + r.correlationId);
+      b_.lit(",\"flow_out\":true");
+    }
+  }
+  // The flow end on GPU work launched by a call that is drawn.
+  void in(uint32_t correlationId) {
+    if (!sources_.hasSource(correlationId)) return;
+    b_.lit(",\"bind_id\":");
+    b_.uint(flowBase_ + correlationId);
+    b_.lit(",\"flow_in\":true");
+    ++flows_;
+    ++e_.stats.flows;
+  }
+
+  // After an OpenACC event's slice: an arrow from it to each drawn GPU
+  // slice its CUDA calls launched.
+  void openAccOut(const OpenAccRecord& r, const Track& t, const Slice& s) {
+    if (const std::vector<uint32_t>* calls = accFlows_.callsOf(r.externalId)) {
+      for (const uint32_t correlation : *calls)
+        if (gpuDrawn_.contains(correlation)) openAccEvent("s", correlation, t, s);
+    }
+  }
+  // After a GPU slice: the end of an OpenACC event's arrow, where its calls launched it.
+  void openAccIn(uint32_t correlationId, const Track& t, const Slice& s) {
+    if (accFlows_.empty() || accFlows_.eventOf(correlationId) == 0) return;
+    openAccEvent("f", correlationId, t, s);
+  }
+
+ private:
+  void openAccEvent(const char* phase, uint32_t correlationId, const Track& t, const Slice& s) {
+    e_.begin();
+    b_.lit("\"ph\":\"");
+    b_.put(phase);
+    b_.lit("\",\"cat\":\"openacc\",\"name\":\"openacc\",\"id\":");
+    b_.uint(flowBase_ + correlationId);
+    if (phase[0] == 'f') b_.lit(",\"bp\":\"e\"");
+    b_.put(',');
+    b_.put(t.prefixOfLane(s.lane));
+    b_.lit(",\"ts\":");
+    b_.micros(static_cast<int64_t>(s.start - base_));
+    e_.end();
+    if (phase[0] == 'f') ++e_.stats.flows;
+  }
+
+  const TimelineRecords& rec_;
+  JsonEvents& e_;
+  JsonText& b_;  // e_.b
+  const FlowSources sources_;
+  const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
+  IdSet gpuDrawn_;               // correlation ids of drawn GPU work
+  uint64_t maxCorrelation_ = 0;
+  uint64_t flowBase_ = 0;
+  uint64_t base_ = 0;
+  uint64_t flows_ = 0;
+};
+
+}  // namespace cuptitrace

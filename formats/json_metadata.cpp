@@ -1,0 +1,166 @@
+#include "formats/json_metadata.h"
+
+#include <map>
+#include <string>
+
+#include "core/api_set.h"
+#include "formats/json_object.h"
+
+namespace cuptitrace {
+
+void JsonTraceMetadata::write(const JsonPlacement& place, const JsonTimelineCounts& counts) {
+  const TraceMetadata& m = trace_.meta;
+  JsonObject meta(b_);
+  if (place.merged) placement(meta, place);
+  meta.s("tool", "cuptitrace");
+  meta.s("tool_version", m.toolVersion);
+  meta.s("host", m.hostName);
+  meta.u("pid", m.pid);
+  meta.s("process_name", m.processName);
+  meta.s("command_line", m.commandLine);
+  if (m.rank >= 0) {  // set by the launcher (core/rank_info.h)
+    meta.u("rank", static_cast<uint64_t>(m.rank));
+    if (m.localRank >= 0) meta.u("local_rank", static_cast<uint64_t>(m.localRank));
+    if (m.worldSize != 0) meta.u("world_size", m.worldSize);
+    meta.s("rank_source", m.rankSource);
+  }
+  meta.s("clock", m.clock);
+  meta.u("base_timestamp_ns", counts.base);
+  meta.u("start_timestamp_ns", m.startTimestampNs);
+  meta.u("end_timestamp_ns", m.endTimestampNs);
+  meta.u("start_realtime_ns", m.startRealtimeNs);
+  meta.i("realtime_offset_ns", m.wallClockOffsetNs());
+  meta.u("cupti_version", m.cuptiVersion);
+  meta.i("driver_version", m.driverVersion);
+  captureWindows(meta);
+  if (m.cuptiDetachedNs != 0) meta.u("cupti_detached_ns", m.cuptiDetachedNs);
+  // Which runtime and driver calls were recorded: the lean set is not every call.
+  const std::string apiCalls = describeApiSets(recordedApiSets(trace_));
+  if (!apiCalls.empty()) meta.s("api_calls", apiCalls);
+
+  meta.key("config");
+  JsonObject config(b_);
+  for (const auto& [name, value] : m.config) {
+    config.escapedKey(name);
+    b_.quoted(value);
+  }
+  config.close();
+
+  devices(meta);
+  contexts(meta);
+  recordCounts(meta);
+
+  meta.u("incomplete_records", counts.incomplete);
+  meta.u("clamped_slices", counts.clamped);
+  meta.u("max_lanes", counts.maxLanes);
+  meta.u("lane_tracks", counts.laneTracks);
+  meta.u("flows", counts.flows);
+  meta.close();
+}
+
+// Its labels, and the pids, names and ids it was given in the merged file.
+void JsonTraceMetadata::placement(JsonObject& meta, const JsonPlacement& place) {
+  for (const auto& [key, value] : in_.labels) {
+    meta.escapedKey(key);
+    b_.quoted(value);
+  }
+  meta.u("shown_pid", in_.hostPid());
+  meta.s("shown_process_name", hostProcessName(trace_) + in_.nameSuffix);
+  meta.u("gpu_pid_base", gpuProcessId(in_.gpuKey, 0));
+  meta.u("flow_id_base", place.flowBase);
+  meta.u("async_id_base", place.asyncBase);
+}
+
+// CUPTITRACE_CAPTURE: when collection was on, and when CUPTI was detached past the last window.
+void JsonTraceMetadata::captureWindows(JsonObject& meta) {
+  const TraceMetadata& m = trace_.meta;
+  if (m.captureWindows.empty()) return;
+  meta.key("capture_windows");
+  b_.put('[');
+  for (size_t w = 0; w < m.captureWindows.size(); ++w) {
+    if (w != 0) b_.put(',');
+    JsonObject window(b_);
+    window.u("start_ns", m.captureWindows[w].startNs);
+    window.u("end_ns", m.captureWindows[w].endNs);
+    window.close();
+  }
+  b_.put(']');
+}
+
+void JsonTraceMetadata::devices(JsonObject& meta) {
+  meta.key("devices");
+  b_.put('[');
+  for (size_t i = 0; i < trace_.devices.size(); ++i) {
+    const DeviceInfo& d = trace_.devices[i];
+    if (i != 0) b_.put(',');
+    JsonObject device(b_);
+    device.u("id", d.id);
+    device.s("name", d.name);
+    const auto named = trace_.deviceNames.find(d.id);
+    if (named != trace_.deviceNames.end()) device.s("nvtx_name", named->second);
+    device.s("compute_capability",
+             std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor));
+    device.u("multiprocessors", d.multiprocessors);
+    device.u("global_memory_bytes", d.globalMemoryBytes);
+    device.u("core_clock_khz", d.coreClockKHz);
+    if (d.memoryBandwidthKBps != 0) device.u("memory_bandwidth_kbps", d.memoryBandwidthKBps);
+    if (d.l2CacheBytes != 0) device.u("l2_cache_bytes", d.l2CacheBytes);
+    if (d.copyEngines != 0) device.u("copy_engines", d.copyEngines);
+    device.s("uuid", d.uuid);
+    device.close();
+  }
+  b_.put(']');
+}
+
+// The contexts that track names call "context N", with the names NVTX gave them.
+void JsonTraceMetadata::contexts(JsonObject& meta) {
+  std::map<uint32_t, const ContextInfo*> contexts;
+  for (const ContextInfo& c : trace_.contexts) contexts[c.contextId] = &c;
+  for (const auto& named : trace_.contextNames) contexts.emplace(named.first, nullptr);
+  if (contexts.empty()) return;
+  meta.key("contexts");
+  b_.put('[');
+  for (auto it = contexts.begin(); it != contexts.end(); ++it) {
+    if (it != contexts.begin()) b_.put(',');
+    JsonObject context(b_);
+    context.u("id", it->first);
+    if (it->second != nullptr) {
+      context.u("device", it->second->deviceId);
+      context.u("null_stream", it->second->nullStreamId);
+    }
+    const auto named = trace_.contextNames.find(it->first);
+    if (named != trace_.contextNames.end()) context.s("nvtx_name", named->second);
+    context.close();
+  }
+  b_.put(']');
+}
+
+// The records the trace holds and dropped, by kind, and its named counters.
+void JsonTraceMetadata::recordCounts(JsonObject& meta) {
+  meta.key("records");
+  JsonObject records(b_);
+  for (int k = 0; k < kRecordKindCount; ++k) {
+    const auto kind = static_cast<RecordKind>(k);
+    records.escapedKey(recordKindName(kind));
+    b_.uint(trace_.store.count(kind));
+  }
+  records.close();
+  meta.u("dropped_records", trace_.totalDropped());
+  meta.key("dropped");
+  JsonObject dropped(b_);
+  for (int k = 0; k < kRecordKindCount; ++k) {
+    const auto kind = static_cast<RecordKind>(k);
+    dropped.escapedKey(recordKindName(kind));
+    b_.uint(trace_.store.dropped(kind));
+  }
+  dropped.close();
+  meta.key("counters");
+  JsonObject counters(b_);
+  for (const auto& [name, value] : trace_.counters) {
+    counters.escapedKey(name);
+    b_.uint(value);
+  }
+  counters.close();
+}
+
+}  // namespace cuptitrace

@@ -1,0 +1,73 @@
+// The X events of a Chrome JSON timeline: each slice (timeline_slices.h) as
+// {"ph":"X","cat":..,"name":..,"pid":..,"tid":..,"ts":..,"dur":..,"args":{..}},
+// named and given its arguments (record_args.h) by its record's kind, with
+// the ends of its arrows (json_flows.h).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/trace.h"
+#include "formats/json_args.h"
+#include "formats/json_events.h"
+#include "formats/json_flows.h"
+#include "formats/json_strings.h"
+#include "formats/json_tracks.h"
+#include "timeline/timeline_slices.h"
+
+namespace cuptitrace {
+
+class JsonSlices {
+ public:
+  JsonSlices(const Trace& trace, const TimelineRecords& rec, JsonEvents& events,
+             JsonStrings& strings, JsonArgs& args, JsonFlows& flows)
+      : trace_(trace),
+        rec_(rec),
+        e_(events),
+        b_(events.b),
+        strings_(strings),
+        args_(args),
+        flows_(flows) {}
+
+  // Times are written relative to `base`.
+  void setBase(uint64_t base) { base_ = base; }
+  // Lays out one window's slices of track `t`, [first, last), on its lanes
+  // (track_layout.h) and writes them.
+  void writeTrack(Track& t, Slice* first, Slice* last);
+
+ private:
+  void write(const Slice& s, const Track& t);
+  void beginSlice(std::string_view category, std::string_view quotedName, const Track& t,
+                  const Slice& s);
+  void beginSlice(std::string_view category);
+  void sliceTimes(const Track& t, const Slice& s);
+  // ,"args":{...} from `describe` (one of record_args.h's functions), with
+  // what the layout cut off the record's [start, end), and the event's end.
+  template <typename Describe>
+  inline __attribute__((always_inline)) void argsAndEnd(const Slice& s, uint64_t start,
+                                                        uint64_t end, Describe&& describe) {
+    args_.write(b_, (end - start) - (s.end - s.start), describe);
+    e_.end();
+  }
+
+  void writeApi(const Slice& s, const Track& t);
+  void writeKernel(const Slice& s, const Track& t);
+  void writeMemcpy(const Slice& s, const Track& t);
+  void writeMemset(const Slice& s, const Track& t);
+  void writeGraph(const Slice& s, const Track& t);
+  void writeSync(const Slice& s, const Track& t);
+  void writeOverhead(const Slice& s, const Track& t);
+  void writeNvtxRange(const Slice& s, const Track& t);
+  void writeOpenAcc(const Slice& s, const Track& t);
+
+  const Trace& trace_;
+  const TimelineRecords& rec_;
+  JsonEvents& e_;
+  JsonText& b_;  // e_.b
+  JsonStrings& strings_;
+  JsonArgs& args_;
+  JsonFlows& flows_;
+  uint64_t base_ = 0;
+};
+
+}  // namespace cuptitrace

@@ -1,0 +1,133 @@
+// The tracks of a Chrome JSON timeline: which (pid, tid) each slice goes on,
+// found as the slices are read (timeline_slices.h: this is its `Tracks`),
+// each with its lanes' layout carried from one window to the next.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/trace.h"
+#include "timeline/timeline_slices.h"
+#include "timeline/track_layout.h"
+
+namespace cuptitrace {
+
+enum class TrackKind : uint8_t { HostThread, Overhead, Stream, Sync };
+
+struct Track {
+  Track(TrackKind k, uint32_t p, uint32_t t, uint32_t d, uint32_t c)
+      : kind(k),
+        pid(p),
+        tid(t),
+        device(d),
+        context(c),
+        prefix(prefixOf(p, t)),
+        // Work on a stream never nests: any overlap there is concurrent work.
+        layout(k == TrackKind::Stream ? OverlapPolicy::OneAtATime : OverlapPolicy::Nest) {}
+  static std::string prefixOf(uint32_t pid, uint32_t tid) {
+    return "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
+  }
+  // Makes the "pid":P,"tid":T of lanes up to `lane` (track_layout.h).
+  void addLanes(uint8_t lane) {
+    while (lanePrefixes.size() < lane) {
+      const auto next = static_cast<uint32_t>(lanePrefixes.size() + 1);
+      lanePrefixes.push_back(prefixOf(pid, laneTid(tid, next)));
+    }
+  }
+  const std::string& prefixOfLane(uint8_t lane) const {
+    return lane == 0 ? prefix : lanePrefixes[lane - 1];
+  }
+  TrackKind kind;
+  uint32_t pid;
+  uint32_t tid;
+  uint32_t device;                        // of a GPU track (Stream, Sync)
+  uint32_t context;                       // of a Sync or Stream track
+  std::string prefix;                     // "pid":P,"tid":T as written in each of its events
+  std::vector<std::string> lanePrefixes;  // the same for its lanes past the first
+  TrackLayout layout;                     // carried from one window to the next
+  size_t first = 0;                       // the window's slices: [first, first + count)
+  size_t count = 0;
+};
+
+// What the layout did over all tracks, once every window is written.
+struct JsonLaneStats {
+  uint64_t clamped = 0;     // slices cut to fit (track_layout.h)
+  uint32_t maxLanes = 1;    // the most lanes of one track
+  uint64_t laneTracks = 0;  // lanes past the first, over all tracks
+};
+
+class JsonTracks {
+ public:
+  explicit JsonTracks(const TimelineInput& in)
+      : in_(in), trace_(*in.trace), hostPid_(in.hostPid()) {
+    for (const ContextInfo& c : trace_.contexts) contextDevice_[c.contextId] = c.deviceId;
+  }
+
+  // The tracks of the slices (timeline_slices.h). NVTX start/end ranges are
+  // async events of the process here, not slices.
+  uint32_t host(uint32_t tid) { return hostThread(tid); }
+  uint32_t stream(uint32_t device, uint32_t stream, uint32_t context) {
+    const uint32_t t = track(TrackKind::Stream, gpuPid(device), stream, device, context);
+    if (tracks_[t].context == 0) tracks_[t].context = context;  // its name may show it
+    return t;
+  }
+  uint32_t sync(uint32_t context) {
+    const auto it = contextDevice_.find(context);
+    const uint32_t device = it == contextDevice_.end() ? 0 : it->second;
+    return track(TrackKind::Sync, gpuPid(device), syncTrackTid(context), device, context);
+  }
+  uint32_t overhead() { return track(TrackKind::Overhead, hostPid_, kOverheadTid, 0, 0); }
+  uint32_t nvtxRange(size_t, const NvtxRecord&) { return TimelineSlices::kNoTrack; }
+
+  // Perfetto reads tid 0 as "the process's main thread"; do the same here,
+  // or its slices would be laid out apart from the main thread's.
+  uint32_t hostThread(uint32_t tid) {
+    return track(TrackKind::HostThread, hostPid_, hostTid(tid), 0, 0);
+  }
+  // A thread id as written: the main thread's for 0, moved with the pid.
+  uint32_t hostTid(uint32_t tid) const { return (tid == 0 ? trace_.meta.pid : tid) + in_.idOffset; }
+  uint32_t hostPid() const { return hostPid_; }
+  uint32_t gpuPid(uint32_t device) const { return gpuProcessId(in_.gpuKey, device); }
+
+  std::vector<Track>& all() { return tracks_; }
+  const std::vector<Track>& all() const { return tracks_; }
+  Track& operator[](uint32_t t) { return tracks_[t]; }
+
+  JsonLaneStats laneStats() const {
+    JsonLaneStats s;
+    for (const Track& t : tracks_) {
+      s.clamped += t.layout.changed();
+      s.maxLanes = std::max(s.maxLanes, t.layout.lanes());
+      s.laneTracks += t.layout.lanes() - 1;
+    }
+    return s;
+  }
+
+ private:
+  uint32_t track(TrackKind kind, uint32_t pid, uint32_t tid, uint32_t device, uint32_t context) {
+    const uint64_t key = uint64_t{pid} << 32 | tid;
+    if (haveLast_ && key == lastKey_) return last_;
+    const auto [it, added] = index_.try_emplace(key, static_cast<uint32_t>(tracks_.size()));
+    if (added) tracks_.emplace_back(kind, pid, tid, device, context);
+    haveLast_ = true;
+    lastKey_ = key;
+    last_ = it->second;
+    return last_;
+  }
+
+  const TimelineInput& in_;
+  const Trace& trace_;
+  const uint32_t hostPid_;
+  std::vector<Track> tracks_;
+  std::unordered_map<uint64_t, uint32_t> index_;  // (pid << 32 | tid) -> tracks_ index
+  bool haveLast_ = false;                         // consecutive records mostly share a track
+  uint64_t lastKey_ = 0;
+  uint32_t last_ = 0;
+  std::unordered_map<uint32_t, uint32_t> contextDevice_;
+};
+
+}  // namespace cuptitrace
