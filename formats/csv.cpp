@@ -13,7 +13,8 @@
 // an empty duration_ns: a CSV is for looking at everything that was recorded.
 //
 // The columns are in csv_columns.cpp, the writer in csv_writer.h, the rows of
-// each kind in csv_*_tables.cpp.
+// each kind in csv_*_tables.cpp; the columns that are record arguments are
+// read from record_args.h through csv_args.h.
 #include "formats/csv.h"
 
 #include "formats/csv_tables.h"

@@ -1,4 +1,6 @@
 // The columns and file names of the CSV tables.
+#include "formats/csv_columns.h"
+
 #include <array>
 #include <string>
 #include <vector>
@@ -9,108 +11,150 @@ namespace cuptitrace {
 namespace {
 
 // The columns of each table, fixed at compile time; the README documents them,
-// so names are stable snake_case and new columns go at the end.
+// so names are stable snake_case and new columns go at the end. Arguments
+// (csv_args.h) where the table shows exactly what record_args.h gives; the
+// table's own columns where the table shows more: a field the timeline
+// draws on the track (times, device, context, stream, thread) or in the
+// name, or gives only for some records where the table has it for all
+// (a copy's src_device and dst_device only for PtoP, a graph's end_device
+// only when it differs, an NVTX range's range_id and depth, an OpenACC
+// event's var_name and kernel_name), or writes otherwise (host_ptr and
+// device_ptr as addresses; device_launched and implicit as the record's
+// value, where the timeline has a flag).
 // clang-format off
 constexpr std::array kKernelColumns = {
-    "start_ns", "end_ns", "duration_ns", "device", "context", "stream", "correlation_id", "name",
-    "mangled_name", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
-    "registers_per_thread", "static_shared_bytes", "dynamic_shared_bytes", "graph_id",
-    "graph_node_id", "launch_type", "device_launched", "external_id", "scope", "nccl_collective",
-    "nccl_op", "nccl_dtype", "nccl_algo", "nccl_proto"};
+    ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("duration_ns"), ownColumn("device"),
+    ownColumn("context"), ownColumn("stream"), argColumn("correlation_id", Arg::Correlation),
+    ownColumn("name"), ownColumn("mangled_name"),
+    dimColumn("grid_x", Arg::Grid, 0), dimColumn("grid_y", Arg::Grid, 1), dimColumn("grid_z", Arg::Grid, 2),
+    dimColumn("block_x", Arg::Block, 0), dimColumn("block_y", Arg::Block, 1), dimColumn("block_z", Arg::Block, 2),
+    argColumn("registers_per_thread", Arg::RegistersPerThread),
+    argColumn("static_shared_bytes", Arg::StaticSharedMemory),
+    argColumn("dynamic_shared_bytes", Arg::DynamicSharedMemory),
+    argColumn(Arg::GraphId, "0"), argColumn(Arg::GraphNodeId, "0"), argColumn(Arg::LaunchType, "Regular"),
+    ownColumn("device_launched"), argColumn(Arg::ExternalId), argColumn(Arg::Scope),
+    argColumn(Arg::NcclCollective), argColumn(Arg::NcclOp), argColumn(Arg::NcclDtype), argColumn(Arg::NcclAlgo),
+    argColumn(Arg::NcclProto)};
 constexpr std::array kMemcpyColumns = {
-    "start_ns", "end_ns", "duration_ns", "device", "context", "stream", "correlation_id", "bytes",
-    "copy_kind", "src_kind", "dst_kind", "async", "src_device", "dst_device", "graph_id",
-    "graph_node_id"};
+    ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("duration_ns"), ownColumn("device"),
+    ownColumn("context"), ownColumn("stream"), argColumn("correlation_id", Arg::Correlation),
+    argColumn(Arg::Bytes), argColumn(Arg::CopyKind), argColumn(Arg::SrcKind), argColumn(Arg::DstKind),
+    argColumn(Arg::Async), ownColumn("src_device"), ownColumn("dst_device"), argColumn(Arg::GraphId, "0"),
+    argColumn(Arg::GraphNodeId, "0")};
 constexpr std::array kMemsetColumns = {
-    "start_ns", "end_ns", "duration_ns", "device", "context", "stream", "correlation_id", "bytes",
-    "value", "memory_kind", "async", "graph_id", "graph_node_id"};
+    ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("duration_ns"), ownColumn("device"),
+    ownColumn("context"), ownColumn("stream"), argColumn("correlation_id", Arg::Correlation),
+    argColumn(Arg::Bytes), argColumn(Arg::Value), argColumn(Arg::MemoryKind), argColumn(Arg::Async),
+    argColumn(Arg::GraphId, "0"), argColumn(Arg::GraphNodeId, "0")};
+// Every column its own: the timeline gives an osrt call only its errno, where
+// the table has its correlation id and return value like any other call's.
 // api_set: which calls of the row's API were recorded (lean, all), so that a
 // table of the lean set is not read as every call the program made.
-constexpr std::array kApiColumns = {"start_ns", "end_ns",         "duration_ns", "domain",
-                                    "name",     "thread_id",      "correlation_id", "cbid",
-                                    "return_value", "api_set"};
+constexpr std::array kApiColumns = {
+    ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("duration_ns"), ownColumn("domain"),
+    ownColumn("name"), ownColumn("thread_id"), ownColumn("correlation_id"), ownColumn("cbid"),
+    ownColumn("return_value"), ownColumn("api_set")};
 constexpr std::array kNvtxColumns = {
-    "type", "start_ns", "end_ns", "duration_ns", "thread_id", "end_thread_id", "domain", "message",
-    "category", "color", "payload_type", "payload", "range_id", "depth", "open"};
-constexpr std::array kSyncColumns = {"type", "start_ns", "end_ns", "duration_ns", "context",
-                                     "stream", "event", "correlation_id"};
-constexpr std::array kOverheadColumns = {"name", "start_ns", "end_ns", "duration_ns", "thread_id",
-                                         "device"};
+    ownColumn("type"), ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("duration_ns"),
+    ownColumn("thread_id"), ownColumn("end_thread_id"), argColumn(Arg::Domain), ownColumn("message"),
+    argColumn(Arg::NvtxCategory), argColumn(Arg::Color), ownColumn("payload_type"), argColumn(Arg::Payload),
+    ownColumn("range_id"), ownColumn("depth"), argColumn(Arg::Open, "0")};
+constexpr std::array kSyncColumns = {
+    ownColumn("type"), ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("duration_ns"),
+    ownColumn("context"), argColumn(Arg::Stream), argColumn(Arg::Event),
+    argColumn("correlation_id", Arg::Correlation)};
+constexpr std::array kOverheadColumns = {
+    ownColumn("name"), ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("duration_ns"),
+    argColumn("thread_id", Arg::Thread), argColumn(Arg::Device)};
 constexpr std::array kMemoryColumns = {
-    "timestamp_ns", "operation", "device", "context", "stream", "correlation_id", "address", "bytes",
-    "memory_kind", "async", "pool_type", "pool_address"};
+    ownColumn("timestamp_ns"), ownColumn("operation"), ownColumn("device"), ownColumn("context"),
+    ownColumn("stream"), ownColumn("correlation_id"), ownColumn("address"), ownColumn("bytes"),
+    ownColumn("memory_kind"), ownColumn("async"), ownColumn("pool_type"), ownColumn("pool_address")};
 constexpr std::array kMemoryPoolColumns = {
-    "timestamp_ns", "operation", "device", "correlation_id", "address", "pool_type", "managed",
-    "size_bytes", "utilized_bytes", "release_threshold_bytes", "min_bytes_to_keep"};
+    ownColumn("timestamp_ns"), ownColumn("operation"), ownColumn("device"), ownColumn("correlation_id"),
+    ownColumn("address"), ownColumn("pool_type"), ownColumn("managed"), ownColumn("size_bytes"),
+    ownColumn("utilized_bytes"), ownColumn("release_threshold_bytes"), ownColumn("min_bytes_to_keep")};
 constexpr std::array kUvmColumns = {
-    "kind", "start_ns", "end_ns", "duration_ns", "device", "src_id", "dst_id", "address", "bytes",
-    "fault_groups", "pc", "cause", "access"};
-constexpr std::array kGraphColumns = {"start_ns", "end_ns", "duration_ns", "device", "context",
-                                      "stream", "correlation_id", "graph_id", "end_device"};
-constexpr std::array kExternalIdColumns = {"correlation_id", "kind", "external_id", "scope"};
+    ownColumn("kind"), ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("duration_ns"),
+    ownColumn("device"), ownColumn("src_id"), ownColumn("dst_id"), ownColumn("address"), ownColumn("bytes"),
+    ownColumn("fault_groups"), ownColumn("pc"), ownColumn("cause"), ownColumn("access")};
+constexpr std::array kGraphColumns = {
+    ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("duration_ns"), ownColumn("device"),
+    ownColumn("context"), ownColumn("stream"), argColumn("correlation_id", Arg::Correlation),
+    argColumn(Arg::GraphId), ownColumn("end_device")};
+constexpr std::array kExternalIdColumns = {
+    ownColumn("correlation_id"), ownColumn("kind"), ownColumn("external_id"), ownColumn("scope")};
 // Every field of CUPTI's OpenACC data, launch and other records; those of
 // another type's record are empty.
 constexpr std::array kOpenAccColumns = {
-    "type", "event", "start_ns", "end_ns", "duration_ns", "thread_id", "process_id", "src_file",
-    "line", "end_line", "func_name", "func_line", "func_end_line", "parent_construct", "implicit",
-    "version", "device_type", "device_number", "acc_thread_id", "async", "async_map", "device",
-    "context", "stream", "external_id", "var_name", "bytes", "host_ptr", "device_ptr",
-    "kernel_name", "num_gangs", "num_workers", "vector_length"};
+    ownColumn("type"), argColumn("event", Arg::AccEvent), ownColumn("start_ns"), ownColumn("end_ns"),
+    ownColumn("duration_ns"), ownColumn("thread_id"), ownColumn("process_id"), argColumn(Arg::AccSrcFile),
+    argColumn(Arg::AccLine, "0"), argColumn(Arg::AccEndLine, "0"), argColumn("func_name", Arg::AccFunction),
+    argColumn("func_line", Arg::AccFunctionLine, "0"), argColumn("func_end_line", Arg::AccFunctionEndLine, "0"),
+    argColumn("parent_construct", Arg::AccConstruct), ownColumn("implicit"), argColumn(Arg::AccVersion),
+    argColumn(Arg::AccDeviceType), argColumn(Arg::AccDeviceNumber), argColumn("acc_thread_id", Arg::AccThread),
+    argColumn(Arg::Async), argColumn(Arg::AccAsyncMap), argColumn(Arg::Device), argColumn(Arg::Context),
+    argColumn(Arg::Stream), argColumn("external_id", Arg::AccOpenAccId, "0"), ownColumn("var_name"),
+    argColumn(Arg::Bytes), ownColumn("host_ptr"), ownColumn("device_ptr"), ownColumn("kernel_name"),
+    argColumn("num_gangs", Arg::AccGangs), argColumn("num_workers", Arg::AccWorkers),
+    argColumn(Arg::AccVectorLength)};
 // clang-format on
 
 template <size_t N>
-std::vector<std::string> toVector(const std::array<const char*, N>& columns) {
-  return std::vector<std::string>(columns.begin(), columns.end());
+constexpr CsvColumns table(const std::array<CsvColumn, N>& columns) {
+  return {columns.data(), N};
+}
+
+std::vector<std::string> names(CsvColumns columns) {
+  std::vector<std::string> names;
+  for (const CsvColumn& c : columns) names.emplace_back(c.name);
+  return names;
 }
 
 }  // namespace
 
-const std::vector<std::string>& csvColumns(RecordKind kind) {
-  static const std::vector<std::string> kernels = toVector(kKernelColumns);
-  static const std::vector<std::string> memcpy = toVector(kMemcpyColumns);
-  static const std::vector<std::string> memset = toVector(kMemsetColumns);
-  static const std::vector<std::string> api = toVector(kApiColumns);
-  static const std::vector<std::string> nvtx = toVector(kNvtxColumns);
-  static const std::vector<std::string> sync = toVector(kSyncColumns);
-  static const std::vector<std::string> overhead = toVector(kOverheadColumns);
-  static const std::vector<std::string> memory = toVector(kMemoryColumns);
-  static const std::vector<std::string> memoryPool = toVector(kMemoryPoolColumns);
-  static const std::vector<std::string> uvm = toVector(kUvmColumns);
-  static const std::vector<std::string> graphs = toVector(kGraphColumns);
-  static const std::vector<std::string> externalIds = toVector(kExternalIdColumns);
-  static const std::vector<std::string> openAcc = toVector(kOpenAccColumns);
-  static const std::vector<std::string> none;
+CsvColumns csvTableColumns(RecordKind kind) {
   switch (kind) {
     case RecordKind::Kernel:
-      return kernels;
+      return table(kKernelColumns);
     case RecordKind::Memcpy:
-      return memcpy;
+      return table(kMemcpyColumns);
     case RecordKind::Memset:
-      return memset;
+      return table(kMemsetColumns);
     case RecordKind::Api:
-      return api;
+      return table(kApiColumns);
     case RecordKind::Nvtx:
-      return nvtx;
+      return table(kNvtxColumns);
     case RecordKind::Sync:
-      return sync;
+      return table(kSyncColumns);
     case RecordKind::Overhead:
-      return overhead;
+      return table(kOverheadColumns);
     case RecordKind::Memory:
-      return memory;
+      return table(kMemoryColumns);
     case RecordKind::MemoryPool:
-      return memoryPool;
+      return table(kMemoryPoolColumns);
     case RecordKind::Uvm:
-      return uvm;
+      return table(kUvmColumns);
     case RecordKind::Graph:
-      return graphs;
+      return table(kGraphColumns);
     case RecordKind::ExternalId:
-      return externalIds;
+      return table(kExternalIdColumns);
     case RecordKind::OpenAcc:
-      return openAcc;
+      return table(kOpenAccColumns);
     case RecordKind::Count:
       break;
   }
-  return none;
+  return {nullptr, 0};
+}
+
+const std::vector<std::string>& csvColumns(RecordKind kind) {
+  static const auto all = [] {
+    std::vector<std::vector<std::string>> all(kRecordKindCount + 1);
+    for (int k = 0; k < kRecordKindCount; ++k) all[k] = names(csvTableColumns(static_cast<RecordKind>(k)));
+    return all;
+  }();
+  const auto k = static_cast<size_t>(kind);
+  return k < static_cast<size_t>(kRecordKindCount) ? all[k] : all[kRecordKindCount];
 }
 
 const char* csvTableName(RecordKind kind) {

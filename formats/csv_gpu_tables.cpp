@@ -1,13 +1,16 @@
 // The rows of the CSV tables of GPU work: kernels, copies, sets, graph
-// launches, synchronization.
+// launches, synchronization. Their argument columns come from
+// record_args.h (csv_args.h); each row writes its own columns and fills the
+// argument columns between them.
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/demangle.h"
+#include "formats/csv_args.h"
+#include "formats/csv_columns.h"
 #include "formats/csv_tables.h"
-#include "timeline/external_ids.h"
-#include "timeline/nccl_names.h"
+#include "timeline/record_args.h"
 
 namespace cuptitrace {
 
@@ -16,8 +19,7 @@ void writeCsvKernels(const Trace& trace, CsvWriter& w) {
   // times, so each is looked up once.
   DemangleCache demangler;
   std::vector<const std::string*> demangled(trace.strings.size(), nullptr);
-  const ExternalIdIndex externalIds(trace);
-  NcclNames nccl(trace);
+  CsvArgRow args(trace, csvTableColumns(RecordKind::Kernel));
   trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
     const std::string_view mangled = trace.strings.get(k.name);
     const std::string* name = k.name < demangled.size() ? demangled[k.name] : nullptr;
@@ -25,96 +27,78 @@ void writeCsvKernels(const Trace& trace, CsvWriter& w) {
       name = &demangler.get(mangled);
       if (k.name < demangled.size()) demangled[k.name] = name;
     }
+    args.next();
+    kernelArgs(k, args);
     w.times(k.start, k.end);
     w.integer(k.deviceId);
     w.integer(k.contextId);
     w.integer(k.streamId);
-    w.integer(k.correlationId);
+    args.fill(w);  // correlation_id
     w.text(*name);
     w.text(mangled);
-    w.integer(k.gridX);
-    w.integer(k.gridY);
-    w.integer(k.gridZ);
-    w.integer(k.blockX);
-    w.integer(k.blockY);
-    w.integer(k.blockZ);
-    w.integer(k.registersPerThread);
-    w.integer(k.staticSharedMemory);
-    w.integer(k.dynamicSharedMemory);
-    w.integer(k.graphId);
-    w.integer(k.graphNodeId);
-    w.text(launchTypeName(k.launchType));
+    args.fill(w);  // grid_x ... launch_type
     w.integer(k.isDeviceLaunched);
-    const ExternalIdEntry* e = externalIds.find(k.correlationId);
-    if (e != nullptr && e->hasId) w.integer(e->id); else w.empty();
-    w.text(e != nullptr && e->hasScope ? trace.strings.get(e->scopeName) : std::string_view());
-    // NCCL's kernels: the collective their name says; empty for every other kernel.
-    const NcclKernelInfo* c = nccl.find(k.name);
-    for (const std::string* part : {c ? &c->collective : nullptr, c ? &c->op : nullptr, c ? &c->dtype : nullptr,
-                                    c ? &c->algo : nullptr, c ? &c->proto : nullptr})
-      w.text(part != nullptr ? std::string_view(*part) : std::string_view());
+    args.fill(
+        w);  // external_id, scope, and an NCCL kernel's collective: empty for every other kernel
     w.endRow();
   });
 }
 
 void writeCsvMemcpy(const Trace& trace, CsvWriter& w) {
+  CsvArgRow args(trace, csvTableColumns(RecordKind::Memcpy));
   trace.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& m) {
+    args.next();
+    memcpyArgs(m, args);
     w.times(m.start, m.end);
     w.integer(m.deviceId);
     w.integer(m.contextId);
     w.integer(m.streamId);
-    w.integer(m.correlationId);
-    w.integer(m.bytes);
-    w.text(copyKindName(static_cast<CopyKind>(m.copyKind)));
-    w.text(memoryKindName(static_cast<MemoryKind>(m.srcKind)));
-    w.text(memoryKindName(static_cast<MemoryKind>(m.dstKind)));
-    w.integer((m.flags & kCopyFlagAsync) ? 1 : 0);
+    args.fill(w);  // correlation_id ... async
     w.integer(m.srcDeviceId);
     w.integer(m.dstDeviceId);
-    w.integer(m.graphId);
-    w.integer(m.graphNodeId);
+    args.fill(w);  // graph_id, graph_node_id
     w.endRow();
   });
 }
 
 void writeCsvMemset(const Trace& trace, CsvWriter& w) {
+  CsvArgRow args(trace, csvTableColumns(RecordKind::Memset));
   trace.store.records<MemsetRecord>().forEach([&](const MemsetRecord& m) {
+    args.next();
+    memsetArgs(m, args);
     w.times(m.start, m.end);
     w.integer(m.deviceId);
     w.integer(m.contextId);
     w.integer(m.streamId);
-    w.integer(m.correlationId);
-    w.integer(m.bytes);
-    w.integer(m.value);
-    w.text(memoryKindName(static_cast<MemoryKind>(m.memoryKind)));
-    w.integer((m.flags & kCopyFlagAsync) ? 1 : 0);
-    w.integer(m.graphId);
-    w.integer(m.graphNodeId);
+    args.fill(w);  // correlation_id ... graph_node_id
     w.endRow();
   });
 }
 
 void writeCsvGraphs(const Trace& trace, CsvWriter& w) {
+  CsvArgRow args(trace, csvTableColumns(RecordKind::Graph));
   trace.store.records<GraphRecord>().forEach([&](const GraphRecord& g) {
+    args.next();
+    graphLaunchArgs(g, args);
     w.times(g.start, g.end);
     w.integer(g.deviceId);
     w.integer(g.contextId);
     w.integer(g.streamId);
-    w.integer(g.correlationId);
-    w.integer(g.graphId);
+    args.fill(w);  // correlation_id, graph_id
     w.integer(g.endDeviceId);
     w.endRow();
   });
 }
 
 void writeCsvSync(const Trace& trace, CsvWriter& w) {
+  CsvArgRow args(trace, csvTableColumns(RecordKind::Sync));
   trace.store.records<SyncRecord>().forEach([&](const SyncRecord& s) {
+    args.next();
+    syncArgs(s, args);
     w.text(syncTypeName(static_cast<SyncType>(s.type)));
     w.times(s.start, s.end);
     w.integer(s.contextId);
-    w.optionalId(s.streamId);
-    w.optionalId(s.eventId);
-    w.integer(s.correlationId);
+    args.fill(w);  // stream, event (empty when not applicable), correlation_id
     w.endRow();
   });
 }

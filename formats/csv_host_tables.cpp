@@ -1,11 +1,15 @@
 // The rows of the CSV tables of the host: runtime and driver calls, NVTX,
-// CUPTI's overhead, external ids, OpenACC events.
-#include <cstring>
+// CUPTI's overhead, external ids, OpenACC events. Their argument columns
+// come from record_args.h (csv_args.h); each row writes its own columns and
+// fills the argument columns between them.
 #include <string_view>
 
 #include "core/api_set.h"
+#include "formats/csv_args.h"
+#include "formats/csv_columns.h"
 #include "formats/csv_tables.h"
 #include "timeline/external_ids.h"
+#include "timeline/record_args.h"
 
 namespace cuptitrace {
 namespace {
@@ -28,42 +32,6 @@ const char* payloadTypeName(uint8_t type) {
       break;
   }
   return "";
-}
-
-// The payload's raw bits as the type NVTX was given. 32-bit payloads sit in
-// the low half, where NVTX's payload union puts them on a little-endian host.
-void writePayload(CsvWriter& w, uint8_t type, uint64_t bits) {
-  const auto low = static_cast<uint32_t>(bits);
-  switch (static_cast<NvtxPayload>(type)) {
-    case NvtxPayload::U64:
-      return w.integer(bits);
-    case NvtxPayload::I64:
-      return w.integer(static_cast<int64_t>(bits));
-    case NvtxPayload::Double: {
-      double d;
-      std::memcpy(&d, &bits, sizeof d);
-      return w.number(d);
-    }
-    case NvtxPayload::U32:
-      return w.integer(low);
-    case NvtxPayload::I32:
-      return w.integer(static_cast<int32_t>(low));
-    case NvtxPayload::Float: {
-      float f;
-      std::memcpy(&f, &low, sizeof f);
-      return w.number(f);
-    }
-    case NvtxPayload::None:
-      break;
-  }
-  w.empty();
-}
-
-void writeColor(CsvWriter& w, uint32_t argb) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  char s[9] = {'#'};
-  for (int i = 0; i < 8; ++i) s[1 + i] = kHex[(argb >> (28 - 4 * i)) & 0xf];
-  w.text(std::string_view(s, sizeof s));
 }
 
 }  // namespace
@@ -90,37 +58,34 @@ void writeCsvApi(const Trace& trace, CsvWriter& w) {
 }
 
 void writeCsvNvtx(const Trace& trace, CsvWriter& w) {
+  CsvArgRow args(trace, csvTableColumns(RecordKind::Nvtx));
   trace.store.records<NvtxRecord>().forEach([&](const NvtxRecord& n) {
+    args.next();
+    nvtxArgs(n, false, args);
     w.text(nvtxTypeName(static_cast<NvtxType>(n.type)));
     w.times(n.start, n.end);
     w.integer(n.threadId);
     w.integer(n.endThreadId);
-    w.text(trace.strings.get(n.domain));
+    args.fill(w);  // domain
     w.text(trace.strings.get(n.message));
-    w.integer(n.category);
-    if (n.flags & kNvtxHasColor)
-      writeColor(w, n.color);
-    else
-      w.empty();
+    args.fill(w);  // category, color
     w.text(payloadTypeName(n.payloadType));
-    writePayload(w, n.payloadType, n.payload);
+    args.fill(w);  // payload, as the type NVTX was given
     w.integer(n.id);
     w.integer(n.depth);
-    w.integer((n.flags & kNvtxOpen) ? 1 : 0);
+    args.fill(w);  // open
     w.endRow();
   });
 }
 
 void writeCsvOverhead(const Trace& trace, CsvWriter& w) {
+  CsvArgRow args(trace, csvTableColumns(RecordKind::Overhead));
   trace.store.records<OverheadRecord>().forEach([&](const OverheadRecord& o) {
+    args.next();
+    overheadArgs(o, args);
     w.text(trace.strings.get(o.name));
     w.times(o.start, o.end);
-    // 0: the overhead belongs to no thread.
-    if (o.threadId == 0)
-      w.empty();
-    else
-      w.integer(o.threadId);
-    w.optionalId(o.deviceId);
+    args.fill(w);  // thread_id (empty: the overhead belongs to no thread), device
     w.endRow();
   });
 }
@@ -140,40 +105,25 @@ void writeCsvExternalIds(const Trace& trace, CsvWriter& w) {
 }
 
 void writeCsvOpenAcc(const Trace& trace, CsvWriter& w) {
+  CsvArgRow args(trace, csvTableColumns(RecordKind::OpenAcc));
   trace.store.records<OpenAccRecord>().forEach([&](const OpenAccRecord& r) {
     const bool data = r.type == static_cast<uint8_t>(OpenAccType::Data);
-    const bool launch = r.type == static_cast<uint8_t>(OpenAccType::Launch);
+    args.next();
+    openAccArgs(r, args);
     w.text(openAccTypeName(r.type));
-    w.text(openAccEventName(r.eventKind));
+    args.fill(w);  // event
     w.times(r.start, r.end);
     w.integer(r.cuThreadId);
     w.integer(r.cuProcessId);
-    w.text(trace.strings.get(r.srcFile));
-    w.integer(r.lineNo);
-    w.integer(r.endLineNo);
-    w.text(trace.strings.get(r.funcName));
-    w.integer(r.funcLineNo);
-    w.integer(r.funcEndLineNo);
-    w.text(openAccConstructName(r.parentConstruct));
+    args.fill(w);  // src_file ... parent_construct
     w.integer(r.implicit);
-    w.integer(r.version);
-    w.integer(r.deviceType);
-    w.integer(r.deviceNumber);
-    w.integer(r.threadId);
-    w.integer(r.async);
-    w.integer(r.asyncMap);
-    w.integer(r.cuDeviceId);
-    w.integer(r.cuContextId);
-    w.integer(r.cuStreamId);
-    w.integer(r.externalId);
+    args.fill(w);  // version ... external_id
     w.text(trace.strings.get(r.varName));
-    if (data) w.integer(r.bytes); else w.empty();
+    args.fill(w);  // bytes: data events only
     if (data) writeAddress(w, r.hostPtr); else w.empty();
     if (data) writeAddress(w, r.devicePtr); else w.empty();
     w.text(trace.strings.get(r.kernelName));
-    if (launch) w.integer(r.numGangs); else w.empty();
-    if (launch) w.integer(r.numWorkers); else w.empty();
-    if (launch) w.integer(r.vectorLength); else w.empty();
+    args.fill(w);  // num_gangs, num_workers, vector_length: launches only
     w.endRow();
   });
 }

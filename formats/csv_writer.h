@@ -67,6 +67,11 @@ class CsvWriter {
     }
     endField();
   }
+  // Text of our own that needs no quotes.
+  void plain(std::string_view s) {
+    buffer_.append(s);
+    endField();
+  }
   void empty() { endField(); }
   // Empty when `v` is CUPTI's "not applicable" id.
   void optionalId(uint32_t v) {
@@ -84,6 +89,9 @@ class CsvWriter {
     else
       empty();
   }
+
+  // The fields written so far in the row: the index of the next column.
+  size_t fields() const { return fields_; }
 
   void endRow() {
     assert(fields_ == columns_ && "a CSV row must have one field per column");
