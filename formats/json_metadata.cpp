@@ -137,23 +137,21 @@ void JsonTraceMetadata::contexts(JsonObject& meta) {
 
 // The records the trace holds and dropped, by kind, and its named counters.
 void JsonTraceMetadata::recordCounts(JsonObject& meta) {
+  // {kind: count(kind)} over every record kind.
+  const auto byKind = [&](auto count) {
+    JsonObject kinds(b_);
+    for (int k = 0; k < kRecordKindCount; ++k) {
+      const auto kind = static_cast<RecordKind>(k);
+      kinds.escapedKey(recordKindName(kind));
+      b_.uint(count(kind));
+    }
+    kinds.close();
+  };
   meta.key("records");
-  JsonObject records(b_);
-  for (int k = 0; k < kRecordKindCount; ++k) {
-    const auto kind = static_cast<RecordKind>(k);
-    records.escapedKey(recordKindName(kind));
-    b_.uint(trace_.store.count(kind));
-  }
-  records.close();
+  byKind([&](RecordKind kind) { return trace_.store.count(kind); });
   meta.u("dropped_records", trace_.totalDropped());
   meta.key("dropped");
-  JsonObject dropped(b_);
-  for (int k = 0; k < kRecordKindCount; ++k) {
-    const auto kind = static_cast<RecordKind>(k);
-    dropped.escapedKey(recordKindName(kind));
-    b_.uint(trace_.store.dropped(kind));
-  }
-  dropped.close();
+  byKind([&](RecordKind kind) { return trace_.store.dropped(kind); });
   meta.key("counters");
   JsonObject counters(b_);
   for (const auto& [name, value] : trace_.counters) {
