@@ -20,6 +20,9 @@
 
 namespace cuptitrace {
 
+// Written into every GPU slice and call: inlined there.
+#define JSON_FLOW_FN inline __attribute__((always_inline)) void
+
 class JsonFlows {
  public:
   JsonFlows(const Trace& trace, const TimelineRecords& rec, JsonEvents& events)
@@ -48,7 +51,7 @@ class JsonFlows {
   uint64_t written() const { return flows_; }
 
   // The flow start on the call at `index` that launched drawn GPU work.
-  void out(size_t index, const ApiRecord& r) {
+  JSON_FLOW_FN out(size_t index, const ApiRecord& r) {
     if (sources_.isSource(index, r) && gpuDrawn_.contains(r.correlationId)) {
       b_.lit(",\"bind_id\":");
       b_.uint(flowBase_ + r.correlationId);
@@ -56,7 +59,7 @@ class JsonFlows {
     }
   }
   // The flow end on GPU work launched by a call that is drawn.
-  void in(uint32_t correlationId) {
+  JSON_FLOW_FN in(uint32_t correlationId) {
     if (!sources_.hasSource(correlationId)) return;
     b_.lit(",\"bind_id\":");
     b_.uint(flowBase_ + correlationId);
@@ -106,5 +109,7 @@ class JsonFlows {
   uint64_t base_ = 0;
   uint64_t flows_ = 0;
 };
+
+#undef JSON_FLOW_FN
 
 }  // namespace cuptitrace

@@ -36,14 +36,6 @@ void JsonSlices::write(const Slice& s, const Track& t) {
   }
 }
 
-// {"ph":"X","cat":..,"name":..,"pid":..,"tid":..,"ts":..,"dur":.. (no
-// closing brace), in two parts for names composed in place.
-void JsonSlices::beginSlice(std::string_view category, std::string_view quotedName, const Track& t,
-                            const Slice& s) {
-  beginSlice(category);
-  b_.put(quotedName);
-  sliceTimes(t, s);
-}
 void JsonSlices::beginSlice(std::string_view category) {
   e_.begin();
   b_.lit("\"ph\":\"X\",\"cat\":\"");
