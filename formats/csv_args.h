@@ -32,15 +32,15 @@ struct CsvColumn {
   const char* name;
   Arg arg = Arg::None;      // Arg::None: a column of the table's own
   uint8_t part = 0;         // of a dim3 argument: 0 x, 1 y, 2 z
-  const char* absent = "";  // the text when the function leaves the argument out (never quoted)
+  std::string_view absent;  // the text when the function leaves the argument out (never quoted)
 };
 // A column of the table's own.
 constexpr CsvColumn ownColumn(const char* name) { return {name, Arg::None, 0, ""}; }
 // An argument, under its own name or another (`name`).
-constexpr CsvColumn argColumn(Arg a, const char* absent = "") {
+constexpr CsvColumn argColumn(Arg a, std::string_view absent = {}) {
   return {kArgNames[static_cast<uint32_t>(a)], a, 0, absent};
 }
-constexpr CsvColumn argColumn(const char* name, Arg a, const char* absent = "") {
+constexpr CsvColumn argColumn(const char* name, Arg a, std::string_view absent = {}) {
   return {name, a, 0, absent};
 }
 // One of a dim3 argument's three values.
