@@ -13,6 +13,18 @@
 #include "timeline/record_args.h"
 
 namespace cuptitrace {
+namespace {
+
+// start_ns, end_ns, duration_ns, device, context, stream: where GPU work ran.
+template <typename Record>
+void writePlace(CsvWriter& w, const Record& r) {
+  w.times(r.start, r.end);
+  w.integer(r.deviceId);
+  w.integer(r.contextId);
+  w.integer(r.streamId);
+}
+
+}  // namespace
 
 void writeCsvKernels(const Trace& trace, CsvWriter& w) {
   // Demangled names by string id: a trace repeats a few names millions of
@@ -29,10 +41,7 @@ void writeCsvKernels(const Trace& trace, CsvWriter& w) {
     }
     args.next();
     kernelArgs(k, args);
-    w.times(k.start, k.end);
-    w.integer(k.deviceId);
-    w.integer(k.contextId);
-    w.integer(k.streamId);
+    writePlace(w, k);
     args.fill(w);  // correlation_id
     w.text(*name);
     w.text(mangled);
@@ -49,10 +58,7 @@ void writeCsvMemcpy(const Trace& trace, CsvWriter& w) {
   trace.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& m) {
     args.next();
     memcpyArgs(m, args);
-    w.times(m.start, m.end);
-    w.integer(m.deviceId);
-    w.integer(m.contextId);
-    w.integer(m.streamId);
+    writePlace(w, m);
     args.fill(w);  // correlation_id ... async
     w.integer(m.srcDeviceId);
     w.integer(m.dstDeviceId);
@@ -66,10 +72,7 @@ void writeCsvMemset(const Trace& trace, CsvWriter& w) {
   trace.store.records<MemsetRecord>().forEach([&](const MemsetRecord& m) {
     args.next();
     memsetArgs(m, args);
-    w.times(m.start, m.end);
-    w.integer(m.deviceId);
-    w.integer(m.contextId);
-    w.integer(m.streamId);
+    writePlace(w, m);
     args.fill(w);  // correlation_id ... graph_node_id
     w.endRow();
   });
@@ -80,10 +83,7 @@ void writeCsvGraphs(const Trace& trace, CsvWriter& w) {
   trace.store.records<GraphRecord>().forEach([&](const GraphRecord& g) {
     args.next();
     graphLaunchArgs(g, args);
-    w.times(g.start, g.end);
-    w.integer(g.deviceId);
-    w.integer(g.contextId);
-    w.integer(g.streamId);
+    writePlace(w, g);
     args.fill(w);  // correlation_id, graph_id
     w.integer(g.endDeviceId);
     w.endRow();
