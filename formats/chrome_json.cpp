@@ -153,21 +153,21 @@ class ChromeJsonWriter {
   // The slices starting in [from, to): grouped by track in two passes
   // (count, then place: no second copy of them), laid out and written.
   void writeWindow(uint64_t from, uint64_t to) {
-    std::vector<Track>& tracks = tracks_.all();
-    for (Track& t : tracks) t.count = 0;
+    std::vector<JsonTrack>& tracks = tracks_.all();
+    for (JsonTrack& t : tracks) t.count = 0;
     timeline_.forEach(tracks_, from, to, [&](uint32_t t, const Slice&) { ++tracks[t].count; });
     size_t total = 0;
-    for (Track& t : tracks) {
+    for (JsonTrack& t : tracks) {
       t.first = total;
       total += t.count;
       t.count = 0;
     }
     resizeWindow(window_, total);
     timeline_.forEach(tracks_, from, to, [&](uint32_t t, const Slice& s) {
-      Track& track = tracks[t];
+      JsonTrack& track = tracks[t];
       window_[track.first + track.count++] = s;
     });
-    for (Track& t : tracks) {
+    for (JsonTrack& t : tracks) {
       if (t.count == 0) continue;
       Slice* first = window_.data() + t.first;
       slices_.writeTrack(t, first, first + t.count);

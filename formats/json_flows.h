@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "timeline/flow_sources.h"
 #include "formats/json_events.h"
 #include "formats/json_tracks.h"
+#include "timeline/flow_sources.h"
 #include "timeline/openacc_flows.h"
 #include "timeline/timeline_slices.h"
 #include "timeline/track_layout.h"
@@ -70,20 +70,20 @@ class JsonFlows {
 
   // After an OpenACC event's slice: an arrow from it to each drawn GPU
   // slice its CUDA calls launched.
-  void openAccOut(const OpenAccRecord& r, const Track& t, const Slice& s) {
+  void openAccOut(const OpenAccRecord& r, const JsonTrack& t, const Slice& s) {
     if (const std::vector<uint32_t>* calls = accFlows_.callsOf(r.externalId)) {
       for (const uint32_t correlation : *calls)
         if (gpuDrawn_.contains(correlation)) openAccEvent("s", correlation, t, s);
     }
   }
   // After a GPU slice: the end of an OpenACC event's arrow, where its calls launched it.
-  void openAccIn(uint32_t correlationId, const Track& t, const Slice& s) {
+  void openAccIn(uint32_t correlationId, const JsonTrack& t, const Slice& s) {
     if (accFlows_.empty() || accFlows_.eventOf(correlationId) == 0) return;
     openAccEvent("f", correlationId, t, s);
   }
 
  private:
-  void openAccEvent(const char* phase, uint32_t correlationId, const Track& t, const Slice& s) {
+  void openAccEvent(const char* phase, uint32_t correlationId, const JsonTrack& t, const Slice& s) {
     e_.begin();
     b_.lit("\"ph\":\"");
     b_.put(phase);

@@ -5,14 +5,14 @@
 
 namespace cuptitrace {
 
-void JsonSlices::writeTrack(Track& t, Slice* first, Slice* last) {
+void JsonSlices::writeTrack(JsonTrack& t, Slice* first, Slice* last) {
   t.layout.run(first, last, [&](const Slice& s) {
     if (s.lane > t.lanePrefixes.size()) t.addLanes(s.lane);
     write(s, t);
   });
 }
 
-void JsonSlices::write(const Slice& s, const Track& t) {
+void JsonSlices::write(const Slice& s, const JsonTrack& t) {
   switch (s.source) {
     case SliceSource::ApiRuntime:
     case SliceSource::ApiDriver:
@@ -42,7 +42,7 @@ void JsonSlices::beginSlice(std::string_view category) {
   b_.put(category);
   b_.lit("\",\"name\":");
 }
-void JsonSlices::sliceTimes(const Track& t, const Slice& s) {
+void JsonSlices::sliceTimes(const JsonTrack& t, const Slice& s) {
   b_.put(',');
   b_.put(t.prefixOfLane(s.lane));
   b_.lit(",\"ts\":");
@@ -53,7 +53,7 @@ void JsonSlices::sliceTimes(const Track& t, const Slice& s) {
 
 // An OpenACC event on the thread that made it, and an arrow to each GPU
 // slice its CUDA calls launched (json_flows.h).
-void JsonSlices::writeOpenAcc(const Slice& s, const Track& t) {
+void JsonSlices::writeOpenAcc(const Slice& s, const JsonTrack& t) {
   const OpenAccRecord& r = rec_.openacc[s.index];
   JsonText name;
   name.quoted(openAccEventLabel(r, trace_.strings));
@@ -63,7 +63,7 @@ void JsonSlices::writeOpenAcc(const Slice& s, const Track& t) {
 }
 
 // A whole graph launch (CUPTITRACE_GRAPHS=graph), with the arrow from its cudaGraphLaunch.
-void JsonSlices::writeGraph(const Slice& s, const Track& t) {
+void JsonSlices::writeGraph(const Slice& s, const JsonTrack& t) {
   const GraphRecord& g = rec_.graphs[s.index];
   beginSlice("graph");
   b_.lit("\"Graph ");
@@ -75,7 +75,7 @@ void JsonSlices::writeGraph(const Slice& s, const Track& t) {
   flows_.openAccIn(g.correlationId, t, s);
 }
 
-void JsonSlices::writeApi(const Slice& s, const Track& t) {
+void JsonSlices::writeApi(const Slice& s, const JsonTrack& t) {
   const ApiRecord& r = rec_.api[s.index];
   if (isOsrtCall(r)) {  // a C library call that blocked the thread (the osrt activity)
     beginSlice("osrt", strings_.quoted(r.name), t, s);
@@ -86,7 +86,7 @@ void JsonSlices::writeApi(const Slice& s, const Track& t) {
   argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) { apiArgs(r, a); });
 }
 
-void JsonSlices::writeKernel(const Slice& s, const Track& t) {
+void JsonSlices::writeKernel(const Slice& s, const JsonTrack& t) {
   const KernelRecord& k = rec_.kernels[s.index];
   beginSlice("kernel", strings_.quotedKernelName(k.name), t, s);
   flows_.in(k.correlationId);
@@ -94,7 +94,7 @@ void JsonSlices::writeKernel(const Slice& s, const Track& t) {
   flows_.openAccIn(k.correlationId, t, s);
 }
 
-void JsonSlices::writeMemcpy(const Slice& s, const Track& t) {
+void JsonSlices::writeMemcpy(const Slice& s, const JsonTrack& t) {
   const MemcpyRecord& m = rec_.memcpys[s.index];
   // "Memcpy HtoD (Pinned -> Device)": names of our own, nothing to escape.
   beginSlice("memcpy");
@@ -111,7 +111,7 @@ void JsonSlices::writeMemcpy(const Slice& s, const Track& t) {
   flows_.openAccIn(m.correlationId, t, s);
 }
 
-void JsonSlices::writeMemset(const Slice& s, const Track& t) {
+void JsonSlices::writeMemset(const Slice& s, const JsonTrack& t) {
   const MemsetRecord& m = rec_.memsets[s.index];
   beginSlice("memset");
   b_.lit("\"Memset (");
@@ -123,7 +123,7 @@ void JsonSlices::writeMemset(const Slice& s, const Track& t) {
   flows_.openAccIn(m.correlationId, t, s);
 }
 
-void JsonSlices::writeSync(const Slice& s, const Track& t) {
+void JsonSlices::writeSync(const Slice& s, const JsonTrack& t) {
   const SyncRecord& r = rec_.syncs[s.index];
   beginSlice("sync");
   b_.put('"');
@@ -133,13 +133,13 @@ void JsonSlices::writeSync(const Slice& s, const Track& t) {
   argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) { syncArgs(r, a); });
 }
 
-void JsonSlices::writeOverhead(const Slice& s, const Track& t) {
+void JsonSlices::writeOverhead(const Slice& s, const JsonTrack& t) {
   const OverheadRecord& r = rec_.overheads[s.index];
   beginSlice("overhead", strings_.quoted(r.name), t, s);
   argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) { overheadArgs(r, a); });
 }
 
-void JsonSlices::writeNvtxRange(const Slice& s, const Track& t) {
+void JsonSlices::writeNvtxRange(const Slice& s, const JsonTrack& t) {
   const NvtxRecord& r = rec_.nvtx[s.index];
   beginSlice("nvtx", strings_.quoted(r.message), t, s);
   argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) { nvtxArgs(r, true, a); });

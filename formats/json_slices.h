@@ -33,21 +33,21 @@ class JsonSlices {
   void setBase(uint64_t base) { base_ = base; }
   // Lays out one window's slices of track `t`, [first, last), on its lanes
   // (track_layout.h) and writes them.
-  void writeTrack(Track& t, Slice* first, Slice* last);
+  void writeTrack(JsonTrack& t, Slice* first, Slice* last);
 
  private:
-  void write(const Slice& s, const Track& t);
+  void write(const Slice& s, const JsonTrack& t);
   // {"ph":"X","cat":..,"name":..,"pid":..,"tid":..,"ts":..,"dur":.. (no
   // closing brace), in two parts for names composed in place.
   inline __attribute__((always_inline)) void beginSlice(std::string_view category,
-                                                        std::string_view quotedName, const Track& t,
-                                                        const Slice& s) {
+                                                        std::string_view quotedName,
+                                                        const JsonTrack& t, const Slice& s) {
     beginSlice(category);
     b_.put(quotedName);
     sliceTimes(t, s);
   }
   void beginSlice(std::string_view category);
-  void sliceTimes(const Track& t, const Slice& s);
+  void sliceTimes(const JsonTrack& t, const Slice& s);
   // ,"args":{...} from `describe` (one of record_args.h's functions), with
   // what the layout cut off the record's [start, end), and the event's end.
   template <typename Describe>
@@ -57,15 +57,15 @@ class JsonSlices {
     e_.end();
   }
 
-  void writeApi(const Slice& s, const Track& t);
-  void writeKernel(const Slice& s, const Track& t);
-  void writeMemcpy(const Slice& s, const Track& t);
-  void writeMemset(const Slice& s, const Track& t);
-  void writeGraph(const Slice& s, const Track& t);
-  void writeSync(const Slice& s, const Track& t);
-  void writeOverhead(const Slice& s, const Track& t);
-  void writeNvtxRange(const Slice& s, const Track& t);
-  void writeOpenAcc(const Slice& s, const Track& t);
+  void writeApi(const Slice& s, const JsonTrack& t);
+  void writeKernel(const Slice& s, const JsonTrack& t);
+  void writeMemcpy(const Slice& s, const JsonTrack& t);
+  void writeMemset(const Slice& s, const JsonTrack& t);
+  void writeGraph(const Slice& s, const JsonTrack& t);
+  void writeSync(const Slice& s, const JsonTrack& t);
+  void writeOverhead(const Slice& s, const JsonTrack& t);
+  void writeNvtxRange(const Slice& s, const JsonTrack& t);
+  void writeOpenAcc(const Slice& s, const JsonTrack& t);
 
   const Trace& trace_;
   const TimelineRecords& rec_;

@@ -47,38 +47,38 @@ void JsonTrackNames::sortIndexEvent(uint32_t pid, uint64_t index) {
   e_.end();
 }
 
-std::string JsonTrackNames::trackName(const Track& t) const {
+std::string JsonTrackNames::trackName(const JsonTrack& t) const {
   switch (t.kind) {
-    case TrackKind::HostThread:
+    case JsonTrackKind::HostThread:
       return hostThreadName(trace_, t.tid - in_.idOffset);
-    case TrackKind::Overhead:
+    case JsonTrackKind::Overhead:
       return kOverheadTrackName;
-    case TrackKind::Stream:
+    case JsonTrackKind::Stream:
       return streamTrackName(trace_, t.tid, t.context);
-    case TrackKind::Sync:
+    case JsonTrackKind::Sync:
       return syncTrackName(trace_, t.context);
   }
   return {};
 }
 
 // The tracks in the order they are named: by process, kind and tid.
-std::vector<const Track*> JsonTrackNames::namingOrder() const {
-  std::vector<const Track*> order;
+std::vector<const JsonTrack*> JsonTrackNames::namingOrder() const {
+  std::vector<const JsonTrack*> order;
   order.reserve(tracks_.all().size());
-  for (const Track& t : tracks_.all()) order.push_back(&t);
-  std::sort(order.begin(), order.end(), [](const Track* a, const Track* b) {
+  for (const JsonTrack& t : tracks_.all()) order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](const JsonTrack* a, const JsonTrack* b) {
     return std::tie(a->pid, a->kind, a->tid) < std::tie(b->pid, b->kind, b->tid);
   });
   return order;
 }
 
 void JsonTrackNames::writeProcessesAndTracks(uint64_t sortBase) {
-  const std::vector<const Track*> order = namingOrder();
+  const std::vector<const JsonTrack*> order = namingOrder();
   const uint32_t hostPid = tracks_.hostPid();
   nameEvent("process_name", hostPid, hostPid, hostProcessName(trace_) + in_.nameSuffix);
   sortIndexEvent(hostPid, sortBase);
   uint32_t namedPid = hostPid;
-  for (const Track* t : order) {
+  for (const JsonTrack* t : order) {
     if (t->pid != namedPid) {
       namedPid = t->pid;
       nameEvent("process_name", t->pid, t->pid, gpuProcessName(trace_, t->device) + in_.nameSuffix);
@@ -90,7 +90,7 @@ void JsonTrackNames::writeProcessesAndTracks(uint64_t sortBase) {
 
 void JsonTrackNames::writeLanes() {
   if (tracks_.laneStats().laneTracks == 0) return;
-  const std::vector<const Track*> order = namingOrder();
+  const std::vector<const JsonTrack*> order = namingOrder();
   for (size_t i = 0; i < order.size();) {
     size_t next = i;
     bool lanes = false;
@@ -98,7 +98,7 @@ void JsonTrackNames::writeLanes() {
       lanes = lanes || order[next]->layout.lanes() > 1;
     uint64_t rank = 0;
     for (; lanes && i < next; ++i) {
-      const Track& t = *order[i];
+      const JsonTrack& t = *order[i];
       threadSortIndexEvent(t.pid, t.tid, rank++);
       const std::string name = t.layout.lanes() > 1 ? trackName(t) : std::string();
       for (uint32_t lane = 1; lane < t.layout.lanes(); ++lane) {

@@ -28,8 +28,8 @@ class JsonTrackNames {
   void writeLanes();
 
  private:
-  std::string trackName(const Track& t) const;
-  std::vector<const Track*> namingOrder() const;
+  std::string trackName(const JsonTrack& t) const;
+  std::vector<const JsonTrack*> namingOrder() const;
   void nameEvent(const char* what, uint32_t pid, uint32_t tid, std::string_view name);
   void threadSortIndexEvent(uint32_t pid, uint32_t tid, uint64_t index);
   void sortIndexEvent(uint32_t pid, uint64_t index);

@@ -16,10 +16,10 @@
 
 namespace cuptitrace {
 
-enum class TrackKind : uint8_t { HostThread, Overhead, Stream, Sync };
+enum class JsonTrackKind : uint8_t { HostThread, Overhead, Stream, Sync };
 
-struct Track {
-  Track(TrackKind k, uint32_t p, uint32_t t, uint32_t d, uint32_t c)
+struct JsonTrack {
+  JsonTrack(JsonTrackKind k, uint32_t p, uint32_t t, uint32_t d, uint32_t c)
       : kind(k),
         pid(p),
         tid(t),
@@ -27,7 +27,7 @@ struct Track {
         context(c),
         prefix(prefixOf(p, t)),
         // Work on a stream never nests: any overlap there is concurrent work.
-        layout(k == TrackKind::Stream ? OverlapPolicy::OneAtATime : OverlapPolicy::Nest) {}
+        layout(k == JsonTrackKind::Stream ? OverlapPolicy::OneAtATime : OverlapPolicy::Nest) {}
   static std::string prefixOf(uint32_t pid, uint32_t tid) {
     return "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
   }
@@ -41,7 +41,7 @@ struct Track {
   const std::string& prefixOfLane(uint8_t lane) const {
     return lane == 0 ? prefix : lanePrefixes[lane - 1];
   }
-  TrackKind kind;
+  JsonTrackKind kind;
   uint32_t pid;
   uint32_t tid;
   uint32_t device;                        // of a GPU track (Stream, Sync)
@@ -71,35 +71,35 @@ class JsonTracks {
   // async events of the process here, not slices.
   uint32_t host(uint32_t tid) { return hostThread(tid); }
   uint32_t stream(uint32_t device, uint32_t stream, uint32_t context) {
-    const uint32_t t = track(TrackKind::Stream, gpuPid(device), stream, device, context);
+    const uint32_t t = track(JsonTrackKind::Stream, gpuPid(device), stream, device, context);
     if (tracks_[t].context == 0) tracks_[t].context = context;  // its name may show it
     return t;
   }
   uint32_t sync(uint32_t context) {
     const auto it = contextDevice_.find(context);
     const uint32_t device = it == contextDevice_.end() ? 0 : it->second;
-    return track(TrackKind::Sync, gpuPid(device), syncTrackTid(context), device, context);
+    return track(JsonTrackKind::Sync, gpuPid(device), syncTrackTid(context), device, context);
   }
-  uint32_t overhead() { return track(TrackKind::Overhead, hostPid_, kOverheadTid, 0, 0); }
+  uint32_t overhead() { return track(JsonTrackKind::Overhead, hostPid_, kOverheadTid, 0, 0); }
   uint32_t nvtxRange(size_t, const NvtxRecord&) { return TimelineSlices::kNoTrack; }
 
   // Perfetto reads tid 0 as "the process's main thread"; do the same here,
   // or its slices would be laid out apart from the main thread's.
   uint32_t hostThread(uint32_t tid) {
-    return track(TrackKind::HostThread, hostPid_, hostTid(tid), 0, 0);
+    return track(JsonTrackKind::HostThread, hostPid_, hostTid(tid), 0, 0);
   }
   // A thread id as written: the main thread's for 0, moved with the pid.
   uint32_t hostTid(uint32_t tid) const { return (tid == 0 ? trace_.meta.pid : tid) + in_.idOffset; }
   uint32_t hostPid() const { return hostPid_; }
   uint32_t gpuPid(uint32_t device) const { return gpuProcessId(in_.gpuKey, device); }
 
-  std::vector<Track>& all() { return tracks_; }
-  const std::vector<Track>& all() const { return tracks_; }
-  Track& operator[](uint32_t t) { return tracks_[t]; }
+  std::vector<JsonTrack>& all() { return tracks_; }
+  const std::vector<JsonTrack>& all() const { return tracks_; }
+  JsonTrack& operator[](uint32_t t) { return tracks_[t]; }
 
   JsonLaneStats laneStats() const {
     JsonLaneStats s;
-    for (const Track& t : tracks_) {
+    for (const JsonTrack& t : tracks_) {
       s.clamped += t.layout.changed();
       s.maxLanes = std::max(s.maxLanes, t.layout.lanes());
       s.laneTracks += t.layout.lanes() - 1;
@@ -108,7 +108,8 @@ class JsonTracks {
   }
 
  private:
-  uint32_t track(TrackKind kind, uint32_t pid, uint32_t tid, uint32_t device, uint32_t context) {
+  uint32_t track(JsonTrackKind kind, uint32_t pid, uint32_t tid, uint32_t device,
+                 uint32_t context) {
     const uint64_t key = uint64_t{pid} << 32 | tid;
     if (haveLast_ && key == lastKey_) return last_;
     const auto [it, added] = index_.try_emplace(key, static_cast<uint32_t>(tracks_.size()));
@@ -122,7 +123,7 @@ class JsonTracks {
   const TimelineInput& in_;
   const Trace& trace_;
   const uint32_t hostPid_;
-  std::vector<Track> tracks_;
+  std::vector<JsonTrack> tracks_;
   std::unordered_map<uint64_t, uint32_t> index_;  // (pid << 32 | tid) -> tracks_ index
   bool haveLast_ = false;                         // consecutive records mostly share a track
   uint64_t lastKey_ = 0;
