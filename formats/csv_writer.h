@@ -38,20 +38,20 @@ class CsvWriter {
   void integer(Int v) {
     char tmp[24];
     const auto result = std::to_chars(tmp, tmp + sizeof tmp, v);
-    buffer_.append(tmp, result.ptr);
+    buffer_.append(tmp, static_cast<size_t>(result.ptr - tmp));
     endField();
   }
   void number(double v) {
     // Shortest form that reads back to the same double.
     char tmp[32];
     const auto result = std::to_chars(tmp, tmp + sizeof tmp, v);
-    buffer_.append(tmp, result.ptr);
+    buffer_.append(tmp, static_cast<size_t>(result.ptr - tmp));
     endField();
   }
   void number(float v) {
     char tmp[32];
     const auto result = std::to_chars(tmp, tmp + sizeof tmp, v);
-    buffer_.append(tmp, result.ptr);
+    buffer_.append(tmp, static_cast<size_t>(result.ptr - tmp));
     endField();
   }
   void text(std::string_view s) {
