@@ -5,6 +5,11 @@
 // and does nothing with the records but count them; buffers are malloc'ed
 // and freed. cuptitrace's overhead is
 // reported against this, in the same run (scripts/bench.sh).
+// FLOOR_CAPTURE=profiler records only between cudaProfilerStart and
+// cudaProfilerStop, as cuptitrace's CUPTITRACE_CAPTURE=profiler does, for the
+// in-process comparison (bench/torch_step.py --alternate): the activity kinds
+// are switched on and off there; the lean API set stays on throughout, as
+// cuptitrace keeps it (CUPTI records nothing of it once switched off and on).
 #include <cupti.h>
 
 #include "collectors/api_selection.h"
@@ -46,17 +51,50 @@ bool wants(const std::string& kinds, const char* kind) {
   return ("," + kinds + ",").find(std::string(",") + kind + ",") != std::string::npos;
 }
 
+std::string gKinds;
+
+// The activity kinds of FLOOR_KINDS on or off (not the lean API set).
+void setKinds(bool on) {
+  auto set = [on](CUpti_ActivityKind kind) { on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind); };
+  if (wants(gKinds, "kernel")) set(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (wants(gKinds, "memcpy")) set(CUPTI_ACTIVITY_KIND_MEMCPY);
+  if (wants(gKinds, "memset")) set(CUPTI_ACTIVITY_KIND_MEMSET);
+  if (wants(gKinds, "runtime")) set(CUPTI_ACTIVITY_KIND_RUNTIME);
+  if (wants(gKinds, "driver")) set(CUPTI_ACTIVITY_KIND_DRIVER);
+}
+
+// FLOOR_CAPTURE=profiler: on from the end of a profiler start call to the start of a stop call.
+void CUPTIAPI profilerCall(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  const bool start = (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) ||
+                     (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+  if (start && info->callbackSite == CUPTI_API_EXIT) setKinds(true);
+  if (!start && info->callbackSite == CUPTI_API_ENTER) {
+    setKinds(false);
+    cuptiActivityFlushAll(0);
+  }
+}
+
+bool subscribeProfilerCalls() {
+  CUpti_SubscriberHandle handle = nullptr;
+  if (cuptiSubscribe(&handle, profilerCall, nullptr) != CUPTI_SUCCESS) return false;
+  cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+  cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+  cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+  cuptiEnableCallback(1, handle, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+  return true;
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   const char* env = std::getenv("FLOOR_KINDS");
-  const std::string kinds = env ? env : "kernel,memcpy,memset,runtime";
+  gKinds = env ? env : "kernel,memcpy,memset,runtime";
+  const std::string& kinds = gKinds;
   cuptiActivityRegisterCallbacks(requested, completed);
-  if (wants(kinds, "kernel")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  if (wants(kinds, "memcpy")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
-  if (wants(kinds, "memset")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
-  if (wants(kinds, "runtime")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-  if (wants(kinds, "driver")) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+  const char* capture = std::getenv("FLOOR_CAPTURE");
+  const bool windows = capture != nullptr && std::strcmp(capture, "profiler") == 0;
+  if (!windows || !subscribeProfilerCalls()) setKinds(true);
   // As cuptitrace does: per callback id, for an API whose whole kind is off.
   if (wants(kinds, "api") && !wants(kinds, "runtime"))
     for (const CUpti_CallbackId cbid : cuptitrace::leanRuntimeCallbacks()) cuptiActivityEnableRuntimeApi(cbid, 1);

@@ -15,8 +15,22 @@ collector is off while timing.
   torch_step: resnet18 30 steps, 12345.678 us per step
   torch_step: mlp compiled 30 steps, 234.567 us per step
 
+--alternate PAIRS compares collection on and off inside one process, where
+the machine's speed from one process to the next (which moves a step by up to
+30% on a shared host) cancels out: PAIRS pairs of blocks, one block with
+collection on (torch.cuda.profiler.start(), that is cudaProfilerStart) and one
+with it off (stop), in the order on-off, off-on, on-off, ... so that a drift
+within the process weighs on both alike. A tracer that opens its windows on
+those calls (CUPTITRACE_CAPTURE=profiler, bench/floor_consumer with
+FLOOR_CAPTURE=profiler) records in the "on" blocks only; untraced, both states
+are the same, which shows how steady the comparison is. Prints the median of
+the per-pair ratios, and the medians of each state:
+
+  torch_step: resnet18 alternate 20 pairs of 5 steps, on 6400.000 us, off 6100.000 us per step, on/off 1.0492
+
   python3 bench/torch_step.py [--steps N] [--warmup N] [--block N]
-                              [--compile-model mlp|resnet18|none] [--profiler DIR]"""
+                              [--compile-model mlp|resnet18|none] [--profiler DIR]
+                              [--alternate PAIRS]"""
 import argparse
 import gc
 import statistics
@@ -78,9 +92,8 @@ def make_model(kind: str):
     return model, x, y
 
 
-def time_steps(kind: str, compiled: bool, steps: int, warmup: int, block: int, profile_dir: str) -> float:
-    """Microseconds per training step, after `warmup` steps that are not timed:
-    the median over blocks of `block` steps."""
+def build_step(kind: str, compiled: bool):
+    """A training step of the model `kind` (its loss), eager or compiled."""
     model, x, y = make_model(kind)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
@@ -93,6 +106,27 @@ def time_steps(kind: str, compiled: bool, steps: int, warmup: int, block: int, p
         opt.step()
         return loss
 
+    return step
+
+
+def timed_block(step, block: int):
+    """Seconds per step over `block` steps, ended by a synchronize; and the last loss."""
+    t0 = time.perf_counter()
+    for _ in range(block):
+        loss = step()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / block, loss
+
+
+def check_loss(loss: torch.Tensor) -> None:
+    if not torch.isfinite(loss).item():
+        raise RuntimeError(f"the loss is not finite: {loss.item()}")
+
+
+def time_steps(kind: str, compiled: bool, steps: int, warmup: int, block: int, profile_dir: str) -> float:
+    """Microseconds per training step, after `warmup` steps that are not timed:
+    the median over blocks of `block` steps."""
+    step = build_step(kind, compiled)
     # cuDNN's choices, compilation and CUDA graph capture are not timed.
     for _ in range(warmup):
         step()
@@ -107,20 +141,53 @@ def time_steps(kind: str, compiled: bool, steps: int, warmup: int, block: int, p
     gc.disable()
     try:
         for _ in range(max(1, steps // block)):
-            t0 = time.perf_counter()
-            for _ in range(block):
-                loss = step()
-            torch.cuda.synchronize()
-            blocks.append((time.perf_counter() - t0) / block)
+            seconds, loss = timed_block(step, block)
+            blocks.append(seconds)
     finally:
         gc.enable()
     if profiler is not None:
         profiler.__exit__(None, None, None)
         suffix = "_compiled" if compiled else ""
         profiler.export_chrome_trace(f"{profile_dir}/torch_step_{kind}{suffix}.json")
-    if not torch.isfinite(loss).item():
-        raise RuntimeError(f"the loss is not finite: {loss.item()}")
+    check_loss(loss)
     return statistics.median(blocks) * 1e6
+
+
+def alternate_steps(kind: str, compiled: bool, pairs: int, warmup: int, block: int):
+    """Blocks with collection on and off, alternating (see --alternate): the
+    median per-pair ratio on/off, and the median step of each state, in us.
+    Collection is off outside the "on" blocks; one pair before the timed ones
+    lets the first window's set-up (CUPTI's buffers) pass untimed."""
+    step = build_step(kind, compiled)
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+
+    def run(on: bool):
+        if on:
+            torch.cuda.profiler.start()
+        seconds, loss = timed_block(step, block)
+        if on:
+            torch.cuda.profiler.stop()
+        return seconds, loss
+
+    run(True)
+    run(False)
+    on_blocks, off_blocks, ratios = [], [], []
+    gc.disable()
+    try:
+        for i in range(pairs):
+            first_on = i % 2 == 0
+            a, _ = run(first_on)
+            b, loss = run(not first_on)
+            on, off = (a, b) if first_on else (b, a)
+            on_blocks.append(on)
+            off_blocks.append(off)
+            ratios.append(on / off)
+    finally:
+        gc.enable()
+    check_loss(loss)
+    return statistics.median(ratios), statistics.median(on_blocks) * 1e6, statistics.median(off_blocks) * 1e6
 
 
 def main() -> int:
@@ -130,6 +197,7 @@ def main() -> int:
     p.add_argument("--block", type=int, default=5)
     p.add_argument("--compile-model", choices=("mlp", "resnet18", "none"), default="mlp")
     p.add_argument("--profiler", metavar="DIR", default="")
+    p.add_argument("--alternate", metavar="PAIRS", type=int, default=0)
     a = p.parse_args()
     if not torch.cuda.is_available():
         print("torch_step: no CUDA device", file=sys.stderr)
@@ -139,12 +207,17 @@ def main() -> int:
     if a.compile_model != "none":
         runs.append((a.compile_model, True))
     for kind, compiled in runs:
+        name = kind + (" compiled" if compiled else "")
         try:
+            if a.alternate > 0:
+                ratio, on, off = alternate_steps(kind, compiled, a.alternate, a.warmup, a.block)
+                print(f"torch_step: {name} alternate {a.alternate} pairs of {a.block} steps, on {on:.3f} us, "
+                      f"off {off:.3f} us per step, on/off {ratio:.4f}", flush=True)
+                continue
             us = time_steps(kind, compiled, a.steps, a.warmup, a.block, a.profiler)
         except RuntimeError as e:
             print(f"torch_step: {kind}: {e}", file=sys.stderr)
             return 1
-        name = kind + (" compiled" if compiled else "")
         print(f"torch_step: {name} {a.steps} steps, {us:.3f} us per step", flush=True)
     return 0
 
