@@ -116,4 +116,14 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
   return result;
 }
 
+bool outputsExist(const std::string& prefix) {
+  static const char* const kSuffixes[] = {".json",        ".json.gz", ".pftrace",    ".native",   ".sqlite",
+                                          ".kernels.csv", ".api.csv", ".reports.txt", ".1.json",   ".1.pftrace",
+                                          ".1.json.gz",   ".1.kernels.csv"};
+  struct stat st {};
+  for (const char* suffix : kSuffixes)
+    if (::lstat((prefix + suffix).c_str(), &st) == 0) return true;
+  return false;
+}
+
 }  // namespace cuptitrace

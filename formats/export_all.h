@@ -25,4 +25,9 @@ struct ExportResult {
 ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix,
                        bool overwrite = false, uint64_t splitBytes = 0);
 
+// Whether a file exportAll names under `prefix` exists already: a timeline
+// (JSON, gzip'd JSON, .pftrace, or the first part of a split one), the
+// native trace, the SQLite file, the kernel or API table, or the reports.
+bool outputsExist(const std::string& prefix);
+
 }  // namespace cuptitrace

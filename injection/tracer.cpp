@@ -201,7 +201,10 @@ bool Tracer::startCollection() {
   drainToWake_.store(collector_.get(), std::memory_order_release);
   // Records of a context are flushed before it goes away (cudaDeviceReset, cuCtxDestroy).
   subscriber_->onContextDestroy([this] { collector_->flush(); });
-  subscriber_->onContextCreate([this] { collector_->onContextCreated(); });
+  subscriber_->onContextCreate([this] {
+    contextCreated_.store(true, std::memory_order_relaxed);
+    collector_->onContextCreated();
+  });
   // Before the capture thread starts: a detach stops it.
   externalIds_ = std::make_unique<ExternalIds>(nvtxRecorder_, trace_.strings);
   if (capture_) startCapture();
@@ -372,8 +375,12 @@ void Tracer::keepApiCallsInWindows() {
 }
 
 bool Tracer::didNoGpuWork() const {
-  // With capture windows an empty trace says no window opened: it is kept.
-  if (capture_ || trace_.totalDropped() != 0) return false;
+  if (trace_.totalDropped() != 0) return false;
+  // With capture windows an empty trace says no window opened: it is kept,
+  // unless the process never made a CUDA context. A program's helper
+  // processes (torch.compile's workers) inherit the tracer and only ask
+  // for the device count; their empty traces would take the program's name.
+  if (capture_ && (contextCreated_.load(std::memory_order_relaxed) || !trace_.contexts.empty())) return false;
   for (int k = 0; k < kRecordKindCount; ++k) {
     const auto kind = static_cast<RecordKind>(k);
     if (kind == RecordKind::Api || kind == RecordKind::Overhead || kind == RecordKind::ExternalId) continue;
@@ -411,7 +418,20 @@ void Tracer::writeOutputs() {
   // With %n the number is held (PREFIX.lock) until every output is in place.
   ClaimedPrefix claimed = claimOutputPrefix(outputPattern_, nameInputs, &nameMessages);
   for (const auto& m : nameMessages) logger().warn("{}", m);
-  const std::string prefix = claimed.prefix;
+  std::string prefix = claimed.prefix;
+  // A name without %p or %n may have been written by another process first:
+  // a worker the program started, which inherited CUPTITRACE_OUTPUT, or an
+  // earlier run. Rather than lose this trace, it goes under PREFIX.PID.
+  if (!config_.overwrite && claimed.lockPath.empty() && outputsExist(prefix)) {
+    const std::string own = prefix + "." + std::to_string(trace_.meta.pid);
+    if (!outputsExist(own)) {
+      std::fprintf(stderr,
+                   "cuptitrace: %s.* exists already (another process's trace?); this trace is written as %s.* "
+                   "(CUPTITRACE_OVERWRITE=1 replaces it, %%p in CUPTITRACE_OUTPUT names each process's)\n",
+                   prefix.c_str(), own.c_str());
+      prefix = own;
+    }
+  }
   const ExportResult result = exportAll(trace_, config_.formats, prefix, config_.overwrite, config_.splitBytes);
   for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace: %s\n", e.c_str());
   std::vector<std::string> written = result.written;

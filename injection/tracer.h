@@ -84,6 +84,7 @@ class Tracer {
   std::unique_ptr<ExternalIds> externalIds_;  // set before tracing is active
   OsrtRecorder osrtRecorder_;  // only with CUPTITRACE_CAPTURE other than all
   std::atomic<bool> osrtReady_{false};  // the osrt activity can record (startOsrt)
+  std::atomic<bool> contextCreated_{false};  // a CUDA context was made in this process
   FaultBoundary publicApi_{"public_api"};
   FaultBoundary openAccBoundary_{"openacc_register"};
   std::atomic<ActivityCollector*> drainToWake_{nullptr};  // once started: NVTX backlogs wake it

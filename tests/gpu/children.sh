@@ -3,7 +3,8 @@
 # untraced, say so once, never hang; the parent's trace is complete), one that
 # forks and execs CUDA programs (each traced on its own, distinct pids), and
 # several processes writing into one directory (%p in the default name, %n,
-# %q{VAR}).
+# %q{VAR}), and one fixed name for a program and the helper processes it
+# starts.
 #   children.sh SAMPLES_DIR LIBCUPTITRACE OUTDIR
 # Exits 77 without a GPU, 1 when a case failed.
 set -u
@@ -16,7 +17,7 @@ if [ ! -e /dev/nvidia0 ] || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "children: no GPU here: skipped"
   exit 77
 fi
-for f in "$samples/fork_children" "$samples/vector_add" "$lib"; do
+for f in "$samples/fork_children" "$samples/vector_add" "$samples/profiler_window" "$lib"; do
   [ -e "$f" ] || { echo "FAIL children: $f does not exist" >&2; exit 1; }
 done
 out=$(mkdir -p "$out" && cd "$out" && pwd)
@@ -116,6 +117,50 @@ ls "$out/var"/rank3-*.json >/dev/null 2>&1 || ok=1
 ls "$out/var"/unset-*.json >/dev/null 2>&1 || ok=1
 grep -q "CUPTITRACE_TEST_UNSET_VAR is not set" "$out/var.stderr" || ok=1
 result env_var $ok "$(cd "$out/var" && ls ./*.json | tr '\n' ' ')"
+
+# 6. One fixed name (no %p) for a program and the helper processes it starts,
+# which inherit the tracer (torch.compile's workers ask CUDA for the device
+# count and launch nothing): with capture windows too, a helper that made no
+# CUDA context leaves no trace, so the program's takes the name; a later
+# process finding the name taken writes under NAME.PID instead of losing its trace.
+mkdir -p "$out/fixed"
+traced CUPTITRACE_OUTPUT="$out/fixed/run" CUPTITRACE_CAPTURE=profiler bash -c \
+  'python3 -c "import ctypes; ctypes.CDLL(\"libcuda.so.1\").cuInit(0)" && "$1"' _ "$samples/profiler_window" \
+  >"$out/fixed.stdout" 2>"$out/fixed.stderr"
+rc=$?
+traced CUPTITRACE_OUTPUT="$out/fixed/run" "$samples/vector_add" >>"$out/fixed.stdout" 2>>"$out/fixed.stderr" &
+second=$!
+wait $second
+rc2=$?
+detail=$(python3 - "$out/fixed" "$second" "$out/fixed.stderr" <<'PY'
+import glob, json, os, sys
+directory, second, stderr = sys.argv[1], int(sys.argv[2]), open(sys.argv[3]).read()
+problems = []
+def kernels(path):
+    t = json.load(open(path))
+    return t["metadata"], sum(1 for e in t["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "kernel")
+names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(directory, "*.json")))
+if names != ["run.json", f"run.{second}.json"]:
+    problems.append(f"traces {names}, expected run.json and run.{second}.json")
+else:
+    meta, n = kernels(os.path.join(directory, "run.json"))
+    if not meta["process_name"].endswith("profiler_window") or n != 9:
+        problems.append(f"run.json is {meta['process_name']} with {n} kernels, expected profiler_window with 9")
+    meta, n = kernels(os.path.join(directory, f"run.{second}.json"))
+    if meta["pid"] != second or n != 1:
+        problems.append(f"run.{second}.json is pid {meta['pid']} with {n} kernels, expected pid {second} with 1")
+if stderr.count("did no GPU work") != 1:
+    problems.append(f"{stderr.count('did no GPU work')} 'did no GPU work' lines, expected 1 (the helper)")
+if stderr.count("exists already") != 1:
+    problems.append(f"{stderr.count('exists already')} 'exists already' lines, expected 1")
+print("; ".join(problems) if problems else f"{names}; the helper wrote none")
+sys.exit(1 if problems else 0)
+PY
+)
+ok=$?
+[ $rc -eq 0 ] && [ $rc2 -eq 0 ] || ok=1
+result fixed_name $ok "exit $rc and $rc2, $detail"
+[ $ok -eq 0 ] || sed 's/^/    /' "$out/fixed.stderr" | tail -n 20
 
 echo "children: $failures failed"
 [ "$failures" -eq 0 ]

@@ -134,4 +134,26 @@ TEST_CASE("exportAll into a file that is not a directory reports it", "[export]"
   CHECK_THAT(result.errors.front(), Catch::Contains("is not a writable directory"));
 }
 
+TEST_CASE("outputsExist sees a trace written under the prefix, and nothing else", "[export]") {
+  TempDir dir;
+  const std::string prefix = (dir.path() / "run").string();
+  CHECK_FALSE(outputsExist(prefix));
+  // A file of another name that starts like it is not one of its outputs.
+  std::ofstream(dir.path() / "run.old.txt") << "x";
+  std::ofstream(dir.path() / "run.spill") << "x";
+  CHECK_FALSE(outputsExist(prefix));
+
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  const ExportResult result = exportAll(trace, kFormatNative, prefix);
+  REQUIRE(result.errors.empty());
+  CHECK(outputsExist(prefix));
+  CHECK_FALSE(outputsExist(prefix + ".7"));
+  // Each kind of output alone counts: a split trace's first part, a gzip'd timeline.
+  std::ofstream(dir.path() / "split.1.pftrace") << "x";
+  CHECK(outputsExist((dir.path() / "split").string()));
+  std::ofstream(dir.path() / "zipped.json.gz") << "x";
+  CHECK(outputsExist((dir.path() / "zipped").string()));
+}
+
 }  // namespace cuptitrace
