@@ -366,7 +366,8 @@ const std::vector<ConfigVar>& configTable() {
       {"CUPTITRACE_QUIET", "bool", "0", "1, true, yes, on, 0, false, no, off",
        "Leave out the one-line summary on stderr at exit.", applyQuiet},
       {"CUPTITRACE_OVERWRITE", "bool", "0", "1, true, yes, on, 0, false, no, off",
-       "Replace output files that already exist; otherwise they are kept and a message says so.",
+       "Replace output files that already exist; otherwise they are kept, the trace is written under PREFIX.PID "
+       "instead and a message says so.",
        applyOverwrite},
       {"CUPTITRACE_SUMMARY", "enum", "stderr", "stderr, file, none",
        "Reports at exit: stderr prints the top GPU activities and API calls and writes every report "
