@@ -14,6 +14,7 @@ using namespace cuptitrace;
 using namespace cuptitrace::testing::chrome;
 using cuptitrace::testing::addApi;
 using cuptitrace::testing::addKernel;
+using cuptitrace::testing::addLaunchesMissingAnEnd;
 using cuptitrace::testing::fillSampleTrace;
 using cuptitrace::testing::initTrace;
 using nlohmann::json;
@@ -79,13 +80,7 @@ TEST_CASE("chrome json: a graph launch links each of its kernels") {
 TEST_CASE("chrome json: no flow is written with a missing end") {
   Trace t;
   initTrace(t);
-  const uint64_t b = t.meta.baseTimestampNs;
-  addApi(t, b + 100, b + 200, 1);  // its kernel was not collected (end 0)
-  addKernel(t, b + 300, 0, 1);
-  addApi(t, b + 400, b + 500, 2);     // launched nothing that was recorded
-  addKernel(t, b + 600, b + 700, 3);  // its launch call was not recorded
-  addApi(t, 0, b + 750, 4);           // launch call without a start
-  addKernel(t, b + 800, b + 900, 4);
+  addLaunchesMissingAnEnd(t);
   const Exported e = exportTrace(t);
   for (const json& x : e.events()) {
     INFO(x.dump());
