@@ -42,6 +42,7 @@ class Decoder {
  private:
   StringId internPointer(const char* text);
   StringId apiName(ApiDomain domain, uint32_t cbid);
+  // Memory, memory pool and unified memory records: memory_decoder.cpp.
   void decodeMemory(const CUpti_Activity* record);
   void decodeMemoryPool(const CUpti_Activity* record);
   void decodeUvm(const CUpti_Activity* record);

@@ -66,7 +66,12 @@ if [ "$configured_src" = "$(pwd)" ] && [ "$configured_build" = "$BUILD" ]; then
   # Every test's own output, passed or not, in tests.xml (JUnit: <system-out> per test; CTest 3.21+).
   junit=()
   ctest --help 2>/dev/null | grep -q -- --output-junit && junit=(--output-junit "$LOGS/tests.xml")
-  (cd "$BUILD" && ctest -L gpu --output-on-failure "${junit[@]}") 2>&1 | tee "$LOGS/tests.log"
+  # CTest keeps only 1 KiB of a passed test's output by default: keep what the
+  # samples print (counts, timings), passed or failed (CTest 3.17+).
+  sizes=()
+  ctest --help 2>/dev/null | grep -q -- --test-output-size &&
+    sizes=(--test-output-size-passed 65536 --test-output-size-failed 262144)
+  (cd "$BUILD" && ctest -L gpu --output-on-failure "${sizes[@]}" "${junit[@]}") 2>&1 | tee "$LOGS/tests.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 else
   echo "== GPU tests (build tree configured at $configured_build for $configured_src: running run_sample.sh directly)"

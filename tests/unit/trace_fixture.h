@@ -187,4 +187,31 @@ inline void addUsualAndUnusualLaunch(Trace& t) {
   t.store.add(k);
 }
 
+
+// 12 graph branches of different lengths, replayed 3 times on stream 7; each
+// replay's kernels share the correlation id (100 + replay) of its
+// cudaGraphLaunch at base + 10000 * replay. Branch k runs from +10 + k to
+// +1000 + 300 * k of its replay.
+inline void addGraphBranchReplays(Trace& t) {
+  const uint64_t b = t.meta.baseTimestampNs;
+  for (uint32_t replay = 0; replay < 3; ++replay) {
+    const uint64_t at = b + 10000 * replay;
+    addApi(t, at, at + 5, 100 + replay, kSamplePid, ApiDomain::Runtime, "cudaGraphLaunch");
+    for (uint64_t branch = 0; branch < 12; ++branch)
+      addKernel(t, at + 10 + branch, at + 1000 + 300 * branch, 100 + replay);
+  }
+}
+
+// Launches and kernels of which no pair may be linked by an arrow: one end of
+// each is missing or unusable.
+inline void addLaunchesMissingAnEnd(Trace& t) {
+  const uint64_t b = t.meta.baseTimestampNs;
+  addApi(t, b + 100, b + 200, 1);  // its kernel was not collected (end 0)
+  addKernel(t, b + 300, 0, 1);
+  addApi(t, b + 400, b + 500, 2);     // launched nothing that was recorded
+  addKernel(t, b + 600, b + 700, 3);  // its launch call was not recorded
+  addApi(t, 0, b + 750, 4);           // launch call without a start
+  addKernel(t, b + 800, b + 900, 4);
+}
+
 }  // namespace cuptitrace::testing

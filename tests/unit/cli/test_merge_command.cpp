@@ -12,6 +12,7 @@
 
 #include "cli/merge_command.h"
 #include "formats/native.h"
+#include "temp_dir.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {
@@ -22,31 +23,22 @@ namespace {
 class SavedRuns {
  public:
   SavedRuns() {
-    char pattern[] = "/tmp/cuptitrace-merge-XXXXXX";
-    REQUIRE(mkdtemp(pattern) != nullptr);
-    dir_ = pattern;
     for (const char* host : {"node1", "node2"}) {
       Trace trace;
       testing::fillSampleTrace(trace);
       trace.meta.hostName = host;
       trace.meta.startRealtimeNs = trace.meta.startTimestampNs + 777;
-      inputs.push_back(dir_ + "/" + host + ".native");
+      inputs.push_back(path(std::string(host) + ".native"));
       std::ofstream out(inputs.back(), std::ios::binary);
       writeNative(trace, out);
     }
   }
-  ~SavedRuns() {
-    for (const auto& f : inputs) std::remove(f.c_str());
-    for (const char* name : {"/out.json", "/out.pftrace", "/out.csv", "/out.sqlite"})
-      std::remove((dir_ + name).c_str());
-    ::rmdir(dir_.c_str());
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string path(const std::string& name) const { return dir_.path(name); }
 
   std::vector<std::string> inputs;
 
  private:
-  std::string dir_;
+  testing::TempDir dir_;
 };
 
 std::string readFile(const std::string& path) {

@@ -15,28 +15,14 @@
 #include "cli/recover_command.h"
 #include "core/journal.h"
 #include "formats/native.h"
+#include "temp_dir.h"
 
 namespace cuptitrace {
 namespace {
 
+using testing::TempDir;
+
 constexpr uint64_t kPerChunk = ChunkedVector<KernelRecord>::kChunkRecords;
-
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/cuptitrace-recover-XXXXXX";
-    REQUIRE(mkdtemp(pattern) != nullptr);
-    dir_ = pattern;
-  }
-  ~TempDir() {
-    const std::string cmd = "rm -rf '" + dir_ + "'";
-    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir_.c_str());
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
- private:
-  std::string dir_;
-};
 
 // A child traces `kernels` kernels and their launch calls with every chunk
 // spilled as it fills, then is killed with SIGKILL, as a job scheduler would.

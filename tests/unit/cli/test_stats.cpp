@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "cli/stats_command.h"
 #include "formats/native.h"
+#include "temp_dir.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {
@@ -21,24 +22,18 @@ namespace {
 class SavedTrace {
  public:
   explicit SavedTrace(const std::vector<std::pair<std::string, std::string>>& config = {}) {
-    char pattern[] = "/tmp/cuptitrace-stats-XXXXXX";
-    REQUIRE(mkdtemp(pattern) != nullptr);
-    dir_ = pattern;
-    path_ = dir_ + "/run.native";
+    path_ = dir_.path("run.native");
     Trace trace;
     testing::fillSampleTrace(trace);
     for (const auto& c : config) trace.meta.config.push_back(c);
     std::ofstream out(path_, std::ios::binary);
     writeNative(trace, out);
   }
-  ~SavedTrace() {
-    std::remove(path_.c_str());
-    ::rmdir(dir_.c_str());
-  }
   const std::string& path() const { return path_; }
 
  private:
-  std::string dir_, path_;
+  testing::TempDir dir_;
+  std::string path_;
 };
 
 struct Result {

@@ -15,6 +15,7 @@
 #include "cli/stats_command.h"
 #include "formats/native.h"
 #include "rank_fixture.h"
+#include "temp_dir.h"
 
 namespace cuptitrace {
 namespace {
@@ -25,9 +26,6 @@ constexpr uint64_t us = 1000;
 class SavedRanks {
  public:
   SavedRanks() {
-    char pattern[] = "/tmp/cuptitrace-ranks-XXXXXX";
-    REQUIRE(mkdtemp(pattern) != nullptr);
-    dir_ = pattern;
     const std::vector<std::vector<uint64_t>> compute = {{200 * us, 200 * us, 200 * us},
                                                         {300 * us, 300 * us, 300 * us},
                                                         {900 * us, 900 * us, 900 * us}};
@@ -40,21 +38,14 @@ class SavedRanks {
     testing::fillLauncher(launcher, 999);
     save(launcher, "t.pid999.native");
   }
-  ~SavedRanks() {
-    for (const auto& f : files_) std::remove(f.c_str());
-    std::remove(path("all.json").c_str());
-    ::rmdir(dir_.c_str());
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string path(const std::string& name) const { return dir_.path(name); }
 
  private:
   void save(const Trace& t, const std::string& name) {
-    files_.push_back(path(name));
-    std::ofstream out(files_.back(), std::ios::binary);
+    std::ofstream out(path(name), std::ios::binary);
     writeNative(t, out);
   }
-  std::string dir_;
-  std::vector<std::string> files_;
+  testing::TempDir dir_;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "cli/stats_command.h"
 #include "formats/native.h"
 #include "memory_fixture.h"
+#include "temp_dir.h"
 
 namespace cuptitrace {
 namespace {
@@ -73,9 +74,8 @@ TEST_CASE("stats: the uvm, osrt and external_ids reports are listed and selectab
   for (const char* name : {"  uvm ", "  osrt ", "  external_ids "})
     CHECK_THAT(usage, Catch::Contains(name));
 
-  char pattern[] = "/tmp/cuptitrace-stats-reports-XXXXXX";
-  REQUIRE(mkdtemp(pattern) != nullptr);
-  const std::string path = std::string(pattern) + "/run.native";
+  const testing::TempDir dir;
+  const std::string path = dir.path("run.native");
   {
     Trace trace;
     fillTrace(trace);
@@ -110,9 +110,6 @@ TEST_CASE("stats: the uvm, osrt and external_ids reports are listed and selectab
   CHECK(ids[1]["kind"] == "scope");
   CHECK(ids[1]["name"] == "step");
   CHECK(ids[1]["gpu_total_ns"] == 300);
-
-  std::remove(path.c_str());
-  ::rmdir(pattern);
 }
 
 }  // namespace cuptitrace

@@ -3,12 +3,8 @@
 // that a store holds exactly the kernels expected, in order.
 #pragma once
 
-#include <stdlib.h>
-
 #include <catch2/catch.hpp>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -16,28 +12,13 @@
 #include <vector>
 
 #include "core/trace.h"
+#include "temp_dir.h"
 
 namespace cuptitrace::testing::spill {
 
 inline constexpr size_t kPerChunk = ChunkedVector<KernelRecord>::kChunkRecords;
 
-// A fresh directory, removed with what is in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/cuptitrace-spill-XXXXXX";
-    REQUIRE(mkdtemp(pattern) != nullptr);
-    dir_ = pattern;
-  }
-  ~TempDir() {
-    const std::string cmd = "rm -rf '" + dir_ + "'";
-    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir_.c_str());
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
- private:
-  std::string dir_;
-};
+using testing::TempDir;
 
 inline std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -13,8 +13,10 @@
 #include <thread>
 
 #include "core/output_name.h"
+#include "temp_dir.h"
 
 using namespace cuptitrace;
+using cuptitrace::testing::TempDir;
 
 namespace {
 
@@ -30,17 +32,10 @@ OutputNameInputs inputs(std::map<std::string, std::string> env = {}) {
   return in;
 }
 
-// A fresh empty directory, removed with its files at the end.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/cuptitrace-names-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  void touch(const std::string& name) const { std::ofstream(path + "/" + name) << "x"; }
-  bool exists(const std::string& name) const { return ::access((path + "/" + name).c_str(), F_OK) == 0; }
-};
+void touch(const TempDir& dir, const std::string& name) { std::ofstream(dir.path(name)) << "x"; }
+bool exists(const TempDir& dir, const std::string& name) {
+  return ::access(dir.path(name).c_str(), F_OK) == 0;
+}
 
 }  // namespace
 
@@ -96,42 +91,42 @@ TEST_CASE("output name: unknown escapes are kept when expanding and refused by t
 TEST_CASE("output name: %n takes the smallest number no file of the prefix uses") {
   TempDir dir;
   const auto in = inputs();
-  const std::string pattern = dir.path + "/run-%n";
+  const std::string pattern = dir.path("run-%n");
   ClaimedPrefix a = claimOutputPrefix(pattern, in);
-  CHECK(a.prefix == dir.path + "/run-1");
-  CHECK(dir.exists("run-1.lock"));
+  CHECK(a.prefix == dir.path("run-1"));
+  CHECK(exists(dir, "run-1.lock"));
   // While claimed, another process gets the next number.
   ClaimedPrefix b = claimOutputPrefix(pattern, in);
-  CHECK(b.prefix == dir.path + "/run-2");
+  CHECK(b.prefix == dir.path("run-2"));
   // The first writes its outputs and releases: 1 stays taken, by its files.
-  dir.touch("run-1.json");
+  touch(dir, "run-1.json");
   releaseOutputPrefix(a);
-  CHECK_FALSE(dir.exists("run-1.lock"));
+  CHECK_FALSE(exists(dir, "run-1.lock"));
   CHECK(a.lockPath.empty());
   releaseOutputPrefix(b);  // wrote nothing: 2 is free again
   ClaimedPrefix c = claimOutputPrefix(pattern, in);
-  CHECK(c.prefix == dir.path + "/run-2");
+  CHECK(c.prefix == dir.path("run-2"));
   releaseOutputPrefix(c);
   // Any file of the prefix counts (a CSV table, one being written); a longer
   // number sharing the digits does not.
-  dir.touch("run-2.kernels.csv");
-  dir.touch("run-3.json.partial-abc123");
-  dir.touch("run-40.json");
-  dir.touch("run-4");  // no suffix: not an output of prefix run-4
+  touch(dir, "run-2.kernels.csv");
+  touch(dir, "run-3.json.partial-abc123");
+  touch(dir, "run-40.json");
+  touch(dir, "run-4");  // no suffix: not an output of prefix run-4
   ClaimedPrefix d = claimOutputPrefix(pattern, in);
-  CHECK(d.prefix == dir.path + "/run-4");
+  CHECK(d.prefix == dir.path("run-4"));
   releaseOutputPrefix(d);
-  CHECK(outputPrefixInUse(dir.path + "/run-40"));
-  CHECK_FALSE(outputPrefixInUse(dir.path + "/run-5"));
+  CHECK(outputPrefixInUse(dir.path("run-40")));
+  CHECK_FALSE(outputPrefixInUse(dir.path("run-5")));
   // Without %n nothing is claimed.
-  ClaimedPrefix e = claimOutputPrefix(dir.path + "/fixed-%p", in);
-  CHECK(e.prefix == dir.path + "/fixed-4242");
+  ClaimedPrefix e = claimOutputPrefix(dir.path("fixed-%p"), in);
+  CHECK(e.prefix == dir.path("fixed-4242"));
   CHECK(e.lockPath.empty());
 }
 
 TEST_CASE("output name: processes claiming at once get distinct numbers") {
   TempDir dir;
-  const std::string pattern = dir.path + "/t-%n";
+  const std::string pattern = dir.path("t-%n");
   constexpr int kClaims = 8;
   std::vector<ClaimedPrefix> claims(kClaims);
   std::vector<std::thread> threads;
@@ -144,8 +139,8 @@ TEST_CASE("output name: processes claiming at once get distinct numbers") {
     prefixes.insert(c.prefix);
   }
   CHECK(prefixes.size() == kClaims);
-  CHECK(prefixes.count(dir.path + "/t-1") == 1);
-  CHECK(prefixes.count(dir.path + "/t-8") == 1);
+  CHECK(prefixes.count(dir.path("t-1")) == 1);
+  CHECK(prefixes.count(dir.path("t-8")) == 1);
   for (auto& c : claims) releaseOutputPrefix(c);
 }
 

@@ -11,26 +11,12 @@
 
 #include "core/journal.h"
 #include "core/trace.h"
+#include "temp_dir.h"
 
 namespace cuptitrace {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/cuptitrace-strings-XXXXXX";
-    REQUIRE(mkdtemp(pattern) != nullptr);
-    dir_ = pattern;
-  }
-  ~TempDir() {
-    const std::string cmd = "rm -rf '" + dir_ + "'";
-    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir_.c_str());
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
- private:
-  std::string dir_;
-};
+using testing::TempDir;
 
 // NVTX-like text with a counter in it: every one different, some long.
 std::string message(uint64_t i) {

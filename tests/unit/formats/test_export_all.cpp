@@ -15,31 +15,14 @@
 #include "formats/export_all.h"
 #include "formats/native.h"
 #include "formats/perfetto_proto.h"
+#include "temp_dir.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh directory under /tmp, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/cuptitrace-export-XXXXXX";
-    const char* made = mkdtemp(pattern);
-    REQUIRE(made != nullptr);
-    path_ = made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 std::set<std::string> fileNames(const fs::path& dir) {
   std::set<std::string> names;

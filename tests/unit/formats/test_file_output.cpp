@@ -11,23 +11,13 @@
 #include <iterator>
 
 #include "formats/file_output.h"
+#include "temp_dir.h"
 
 using namespace cuptitrace;
 namespace fs = std::filesystem;
+using cuptitrace::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-  TempDir() {
-    char name[] = "/tmp/cuptitrace-file-XXXXXX";
-    path = ::mkdtemp(name);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path path;
-};
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -46,31 +36,31 @@ auto writes(const std::string& text) {
 
 TEST_CASE("file output: writes the whole file and leaves no temporary", "[export]") {
   TempDir dir;
-  const fs::path target = dir.path / "trace.json";
+  const fs::path target = dir.path() / "trace.json";
   const std::string big(3 << 20, 'x');  // past the 1 MiB buffer
   CHECK(writeFileSafely(target.string(), writes(big), false).empty());
   CHECK(slurp(target) == big);
-  CHECK(entries(dir.path) == 1);
+  CHECK(entries(dir.path()) == 1);
 }
 
 TEST_CASE("file output: an existing file is kept unless overwriting is asked for", "[export]") {
   TempDir dir;
-  const fs::path target = dir.path / "trace.json";
+  const fs::path target = dir.path() / "trace.json";
   std::ofstream(target) << "old";
   const std::string error = writeFileSafely(target.string(), writes("new"), false);
   CHECK_THAT(error, Catch::Contains("already exists") && Catch::Contains("CUPTITRACE_OVERWRITE=1"));
   CHECK(slurp(target) == "old");
-  CHECK(entries(dir.path) == 1);
+  CHECK(entries(dir.path()) == 1);
   CHECK(writeFileSafely(target.string(), writes("new"), true).empty());
   CHECK(slurp(target) == "new");
-  CHECK(entries(dir.path) == 1);
+  CHECK(entries(dir.path()) == 1);
 }
 
 TEST_CASE("file output: a symlink planted at the output path is not followed", "[export]") {
   TempDir dir;
-  const fs::path victim = dir.path / "victim.txt";
+  const fs::path victim = dir.path() / "victim.txt";
   std::ofstream(victim) << "precious";
-  const fs::path target = dir.path / "trace.json";
+  const fs::path target = dir.path() / "trace.json";
   fs::create_symlink(victim, target);
   CHECK_THAT(writeFileSafely(target.string(), writes("trace"), false), Catch::Contains("already exists"));
   CHECK(slurp(victim) == "precious");
@@ -83,7 +73,7 @@ TEST_CASE("file output: a symlink planted at the output path is not followed", "
 
 TEST_CASE("file output: a full disk gives an error and no file", "[export]") {
   TempDir dir;
-  const fs::path target = dir.path / "trace.json";
+  const fs::path target = dir.path() / "trace.json";
   // In a child: a 64 KiB file size limit stands in for a full disk.
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
@@ -101,18 +91,18 @@ TEST_CASE("file output: a full disk gives an error and no file", "[export]") {
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK_FALSE(fs::exists(target));
-  CHECK(entries(dir.path) == 0);  // no partial file left either
+  CHECK(entries(dir.path()) == 0);  // no partial file left either
 }
 
 TEST_CASE("file output: nothing in the directory has a name until the file is complete", "[export]") {
   TempDir dir;
-  const fs::path target = dir.path / "trace.json";
+  const fs::path target = dir.path() / "trace.json";
   size_t seenWhileWriting = 99;
   const std::string error = writeFileSafely(
       target.string(),
       [&](std::ostream& out) {
         out << "half";
-        seenWhileWriting = entries(dir.path);
+        seenWhileWriting = entries(dir.path());
         out << " and the rest";
       },
       false);
@@ -124,7 +114,7 @@ TEST_CASE("file output: nothing in the directory has a name until the file is co
 
 TEST_CASE("file output: a process killed while writing leaves no file behind", "[export]") {
   TempDir dir;
-  const fs::path target = dir.path / "trace.json";
+  const fs::path target = dir.path() / "trace.json";
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
@@ -141,16 +131,16 @@ TEST_CASE("file output: a process killed while writing leaves no file behind", "
   ::waitpid(child, &status, 0);
   REQUIRE(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGKILL);
-  CHECK(entries(dir.path) == 0);
+  CHECK(entries(dir.path()) == 0);
 }
 
 TEST_CASE("file output: overwrite replaces an existing file through an unnamed one", "[export]") {
   TempDir dir;
-  const fs::path target = dir.path / "trace.json";
+  const fs::path target = dir.path() / "trace.json";
   REQUIRE(writeFileSafely(target.string(), writes("old"), false).empty());
   CHECK_FALSE(writeFileSafely(target.string(), writes("new"), false).empty());
   CHECK(slurp(target) == "old");
   CHECK(writeFileSafely(target.string(), writes("new"), true).empty());
   CHECK(slurp(target) == "new");
-  CHECK(entries(dir.path) == 1);
+  CHECK(entries(dir.path()) == 1);
 }

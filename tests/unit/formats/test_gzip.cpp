@@ -24,12 +24,14 @@
 #include "formats/export_all.h"
 #include "formats/file_output.h"
 #include "formats/gzip_stream.h"
+#include "temp_dir.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::TempDir;
 using Bytes = std::vector<uint8_t>;
 
 // Reads a whole gzip member back with zlib's inflate (a reader other than our
@@ -127,20 +129,6 @@ std::string readFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
-
-struct TempDir {
-  TempDir() {
-    char pattern[] = "/tmp/cuptitrace-gzip-XXXXXX";
-    const char* made = ::mkdtemp(pattern);
-    REQUIRE(made != nullptr);
-    path = made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path path;
-};
 
 // The inputs every round trip is tried on: empty, one byte, incompressible,
 // repeats at distances near the window's 32 KiB, runs longer than a match,
@@ -249,7 +237,7 @@ TEST_CASE("json.gz: the Chrome JSON, compressed several times over", "[gzip][exp
   Trace trace;
   fillLaunchTrace(trace, 20'000);
   TempDir dir;
-  const std::string prefix = (dir.path / "run").string();
+  const std::string prefix = (dir.path() / "run").string();
   const ExportResult result = exportAll(trace, kFormatJson | kFormatJsonGz, prefix);
   CHECK(result.errors.empty());
   CHECK(result.written.size() == 2);
@@ -264,15 +252,15 @@ TEST_CASE("json.gz: the Chrome JSON, compressed several times over", "[gzip][exp
 
   // Alone, it writes only the .json.gz.
   TempDir other;
-  const ExportResult alone = exportAll(trace, kFormatJsonGz, (other.path / "run").string());
+  const ExportResult alone = exportAll(trace, kFormatJsonGz, (other.path() / "run").string());
   REQUIRE(alone.written.size() == 1);
-  CHECK(alone.written[0] == (other.path / "run.json.gz").string());
+  CHECK(alone.written[0] == (other.path() / "run.json.gz").string());
   CHECK(readFile(alone.written[0]) == gz);
 }
 
 TEST_CASE("json.gz: a full disk gives an error and no file", "[gzip][export]") {
   TempDir dir;
-  const fs::path target = dir.path / "trace.json.gz";
+  const fs::path target = dir.path() / "trace.json.gz";
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
@@ -296,7 +284,7 @@ TEST_CASE("json.gz: a full disk gives an error and no file", "[gzip][export]") {
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK_FALSE(fs::exists(target));
-  CHECK(fs::is_empty(dir.path));
+  CHECK(fs::is_empty(dir.path()));
 }
 
 // Run by CTest with CUPTITRACE_PYTHON set (tests/unit/CMakeLists.txt): readers
@@ -308,11 +296,11 @@ TEST_CASE("json.gz read back by python3's gzip and by zcat", "[.python]") {
   TempDir dir;
   Trace trace;
   fillLaunchTrace(trace, 5'000);
-  const std::string prefix = (dir.path / "trace").string();
+  const std::string prefix = (dir.path() / "trace").string();
   REQUIRE(exportAll(trace, kFormatJson | kFormatJsonGz, prefix).errors.empty());
   int n = 0;
   for (const auto& [name, input] : sampleInputs()) {
-    const std::string base = (dir.path / ("sample" + std::to_string(n++))).string();
+    const std::string base = (dir.path() / ("sample" + std::to_string(n++))).string();
     std::ofstream(base + ".raw", std::ios::binary).write(reinterpret_cast<const char*>(input.data()),
                                                           static_cast<std::streamsize>(input.size()));
     const Bytes gz = gzipBytes(input.data(), input.size());
@@ -339,9 +327,9 @@ TEST_CASE("json.gz read back by python3's gzip and by zcat", "[.python]") {
       "        got = subprocess.run([zcat, b + '.gz'], capture_output=True, check=True).stdout\n"
       "        assert got == want, 'zcat ' + b + '.gz'\n"
       "print('python3 read', len(samples) + 1, 'files back', 'and zcat too' if zcat else '(no zcat)')\n";
-  std::ofstream(dir.path / "check.py") << script;
+  std::ofstream(dir.path() / "check.py") << script;
   const std::string command =
-      std::string("'") + python + "' '" + (dir.path / "check.py").string() + "' '" + dir.path.string() + "'";
+      std::string("'") + python + "' '" + (dir.path() / "check.py").string() + "' '" + dir.path().string() + "'";
   CHECK(std::system(command.c_str()) == 0);
 }
 

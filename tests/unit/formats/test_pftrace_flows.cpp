@@ -13,6 +13,7 @@ using namespace cuptitrace;
 using namespace cuptitrace::testing::pftrace;
 using cuptitrace::testing::addApi;
 using cuptitrace::testing::addKernel;
+using cuptitrace::testing::addLaunchesMissingAnEnd;
 using cuptitrace::testing::initTrace;
 using cuptitrace::testing::proto::Message;
 
@@ -116,13 +117,7 @@ TEST_CASE("pftrace: a graph launch starts one arrow per kernel", "[pftrace]") {
 TEST_CASE("pftrace: no flow is written with a missing end", "[pftrace]") {
   Trace t;
   initTrace(t);
-  const uint64_t b = t.meta.baseTimestampNs;
-  addApi(t, b + 100, b + 200, 1);  // its kernel was not collected (end 0)
-  addKernel(t, b + 300, 0, 1);
-  addApi(t, b + 400, b + 500, 2);     // launched nothing that was recorded
-  addKernel(t, b + 600, b + 700, 3);  // its launch call was not recorded
-  addApi(t, 0, b + 750, 4);           // launch call without a start
-  addKernel(t, b + 800, b + 900, 4);
+  addLaunchesMissingAnEnd(t);
   const Decoded d = exportTrace(t);
   INFO(problems(d));
   CHECK(d.problems.empty());

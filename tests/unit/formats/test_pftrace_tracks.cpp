@@ -16,6 +16,7 @@
 using namespace cuptitrace;
 using namespace cuptitrace::testing::pftrace;
 using cuptitrace::testing::addApi;
+using cuptitrace::testing::addGraphBranchReplays;
 using cuptitrace::testing::addKernel;
 using cuptitrace::testing::addNvtx;
 using cuptitrace::testing::initTrace;
@@ -170,14 +171,7 @@ TEST_CASE("pftrace: a graph's branches get a lane each and an arrow each from it
   Trace t;
   initTrace(t);
   const uint64_t b = t.meta.baseTimestampNs;
-  // 12 graph branches of different lengths, replayed 3 times on one stream;
-  // each replay's kernels share the correlation id of its cudaGraphLaunch.
-  for (uint32_t replay = 0; replay < 3; ++replay) {
-    const uint64_t at = b + 10000 * replay;
-    addApi(t, at, at + 5, 100 + replay, kHostPid, ApiDomain::Runtime, "cudaGraphLaunch");
-    for (uint64_t branch = 0; branch < 12; ++branch)
-      addKernel(t, at + 10 + branch, at + 1000 + 300 * branch, 100 + replay);
-  }
+  addGraphBranchReplays(t);
   const Decoded d = exportTrace(t);
   INFO(problems(d));
   CHECK(d.problems.empty());

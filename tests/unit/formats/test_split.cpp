@@ -22,6 +22,7 @@
 #include "formats/native.h"
 #include "formats/perfetto_proto.h"
 #include "formats/split_output.h"
+#include "temp_dir.h"
 #include "timeline/track_layout.h"
 #include "pftrace_decoder.h"
 #include "trace_fixture.h"
@@ -31,6 +32,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::TempDir;
 using testing::perfetto::Decoded;
 using testing::perfetto::decodePerfetto;
 
@@ -77,20 +79,6 @@ std::string readFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
-
-struct TempDir {
-  TempDir() {
-    char pattern[] = "/tmp/cuptitrace-split-XXXXXX";
-    const char* made = ::mkdtemp(pattern);
-    REQUIRE(made != nullptr);
-    path = made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path path;
-};
 
 std::set<std::string> fileNames(const fs::path& dir) {
   std::set<std::string> names;
@@ -165,7 +153,7 @@ TEST_CASE("split: every part is a complete JSON trace, and together they hold ev
   const json whole = json::parse(wholeText.str());
 
   TempDir dir;
-  const std::string prefix = (dir.path / "run").string();
+  const std::string prefix = (dir.path() / "run").string();
   constexpr uint64_t kTarget = 1 << 20;
   const ExportResult result = exportAll(trace, kFormatJson, prefix, false, kTarget);
   CHECK(result.errors.empty());
@@ -174,7 +162,7 @@ TEST_CASE("split: every part is a complete JSON trace, and together they hold ev
   REQUIRE(parts >= 4);
   std::set<std::string> expected;
   for (size_t i = 1; i <= parts; ++i) expected.insert("run." + std::to_string(i) + ".json");
-  CHECK(fileNames(dir.path) == expected);
+  CHECK(fileNames(dir.path()) == expected);
 
   std::vector<std::string> all;
   for (size_t i = 1; i <= parts; ++i) {
@@ -219,7 +207,7 @@ TEST_CASE("split: CSV tables and pftrace parts, each complete, together every re
   Trace trace;
   fillLaunchTrace(trace, 20'000);
   TempDir dir;
-  const std::string prefix = (dir.path / "run").string();
+  const std::string prefix = (dir.path() / "run").string();
   const ExportResult result = exportAll(trace, kFormatCsv | kFormatPftrace | kFormatNative, prefix, false, 1 << 20);
   CHECK(result.errors.empty());
 
@@ -400,10 +388,10 @@ TEST_CASE("split: records at one instant stay together, and an empty trace is on
   empty.meta.pid = kHostPid;
   empty.meta.processName = "nothing";
   TempDir dir;
-  const std::string prefix = (dir.path / "run").string();
+  const std::string prefix = (dir.path() / "run").string();
   const ExportResult result = exportAll(empty, kFormatJson | kFormatJsonGz, prefix, false, 1 << 20);
   CHECK(result.errors.empty());
-  CHECK(fileNames(dir.path) == std::set<std::string>{"run.1.json", "run.1.json.gz"});
+  CHECK(fileNames(dir.path()) == std::set<std::string>{"run.1.json", "run.1.json.gz"});
   const json doc = json::parse(readFile(prefix + ".1.json"));
   CHECK(metaName(doc, "process_name", kHostPid, kHostPid) == "nothing");
   CHECK(doc["metadata"]["counters"]["split.parts"] == 1);
@@ -413,7 +401,7 @@ TEST_CASE("split: a part that cannot be written stops the rest, and says which",
   Trace trace;
   fillLaunchTrace(trace, 20'000);
   TempDir dir;
-  const std::string prefix = (dir.path / "run").string();
+  const std::string prefix = (dir.path() / "run").string();
   std::ofstream(prefix + ".2.json") << "kept";
   const ExportResult result = exportAll(trace, kFormatJson, prefix, false, 1 << 20);
   REQUIRE(result.errors.size() == 2);

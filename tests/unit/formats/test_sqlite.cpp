@@ -19,6 +19,7 @@
 #include "formats/sqlite.h"
 #include "formats/sqlite_schema.h"
 #include "formats/sqlite_tables.h"
+#include "temp_dir.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {
@@ -27,15 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::fillSampleTrace;
 using testing::kSamplePid;
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/cuptitrace-sqlite-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using testing::TempDir;
 
 // A read-only connection and one-value queries.
 class Db {
@@ -96,7 +89,7 @@ TEST_CASE("sqlite output holds every record in Nsight's tables", "[sqlite]") {
   TempDir dir;
   Trace t;
   fillSampleTrace(t);
-  const std::string path = (dir.path / "trace.sqlite").string();
+  const std::string path = (dir.path() / "trace.sqlite").string();
   const SqliteResult r = writeSqlite(t, path, false);
   REQUIRE(r.error.empty());
   Db db(path);
@@ -172,7 +165,7 @@ TEST_CASE("sqlite output keeps unusual launches and drops", "[sqlite]") {
   testing::initTrace(t);
   testing::addUsualAndUnusualLaunch(t);
   t.store.addDropped(RecordKind::Kernel, 5);
-  const std::string path = (dir.path / "t.sqlite").string();
+  const std::string path = (dir.path() / "t.sqlite").string();
   REQUIRE(writeSqlite(t, path, false).error.empty());
   Db db(path);
   CHECK(db.one("SELECT graphId || ',' || graphNodeId || ',' || launchType FROM CUPTI_ACTIVITY_KIND_KERNEL "
@@ -193,7 +186,7 @@ TEST_CASE("several traces in one database keep their processes apart", "[sqlite]
   b.meta.hostName = "otherhost";
   a.meta.realtimeOffsetNs = 1000;
   b.meta.realtimeOffsetNs = 5000;
-  const std::string path = (dir.path / "merged.sqlite").string();
+  const std::string path = (dir.path() / "merged.sqlite").string();
   REQUIRE(writeSqlite({{&a, "a.native"}, {&b, "b.native"}}, path, false).error.empty());
   Db db(path);
   CHECK(db.count("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_KERNEL") == 2 * countOf<KernelRecord>(a));
@@ -220,7 +213,7 @@ TEST_CASE("sqlite output is written safely and selected by the format list", "[s
   TempDir dir;
   Trace t;
   fillSampleTrace(t);
-  const std::string prefix = (dir.path / "run").string();
+  const std::string prefix = (dir.path() / "run").string();
   const ExportResult first = exportAll(t, kFormatSqlite, prefix);
   REQUIRE(first.errors.empty());
   REQUIRE(first.written == std::vector<std::string>{prefix + ".sqlite"});
@@ -230,7 +223,7 @@ TEST_CASE("sqlite output is written safely and selected by the format list", "[s
   CHECK(exportAll(t, kFormatSqlite, prefix, true).errors.empty());
   // No temporary file is left beside it.
   int files = 0;
-  for (const auto& e : fs::directory_iterator(dir.path)) files += e.is_regular_file() ? 1 : 0;
+  for (const auto& e : fs::directory_iterator(dir.path())) files += e.is_regular_file() ? 1 : 0;
   CHECK(files == 1);
   std::vector<std::string> messages;
   const Config c = parseConfig(
@@ -273,23 +266,23 @@ TEST_CASE("Nsight's example queries on the sqlite output, run by python3", "[.sq
     testing::addApi(t, s, s + 100, 1000 + i);
     testing::addKernel(t, s + 200, s + 700, 1000 + i, 7, i % 2 ? "_Z3addPfS_S_i" : "_Z5scaleIfEvPT_i");
   }
-  const std::string db = (dir.path / "t.sqlite").string();
+  const std::string db = (dir.path() / "t.sqlite").string();
   REQUIRE(writeSqlite(t, db, false).error.empty());
-  const std::string expect = (dir.path / "expect.json").string();
+  const std::string expect = (dir.path() / "expect.json").string();
   std::ofstream(expect) << expectations(t).dump();
   const std::string command = std::string(python) + " " + CUPTITRACE_SOURCE_DIR "/tests/gpu/check_sqlite.py " +
                               db + " " + expect;
   INFO(command);
   CHECK(std::system(command.c_str()) == 0);
   // The GPU test's way: expectations from the same trace's CSV tables.
-  const std::string prefix = (dir.path / "t").string();
+  const std::string prefix = (dir.path() / "t").string();
   REQUIRE(exportAll(t, kFormatCsv, prefix).errors.empty());
   const std::string fromCsv = std::string(python) + " " + CUPTITRACE_SOURCE_DIR "/tests/gpu/check_sqlite.py " +
                               db + " --csv " + prefix;
   INFO(fromCsv);
   CHECK(std::system(fromCsv.c_str()) == 0);
   // And a check that can fail does: one kernel fewer in the database.
-  const std::string broken = (dir.path / "broken.sqlite").string();
+  const std::string broken = (dir.path() / "broken.sqlite").string();
   t.store.mutableRecords<KernelRecord>().truncate(t.store.records<KernelRecord>().size() - 1);
   REQUIRE(writeSqlite(t, broken, false).error.empty());
   const std::string mismatch = std::string(python) + " " + CUPTITRACE_SOURCE_DIR "/tests/gpu/check_sqlite.py " +

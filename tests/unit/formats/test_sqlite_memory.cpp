@@ -1,45 +1,23 @@
 // The SQLite output of the optional kinds: GPU memory and pools, unified
 // memory, graph launches, external ids, C library calls, capture windows.
-#include <sqlite3.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "formats/sqlite.h"
 #include "memory_fixture.h"
+#include "sqlite_query.h"
+#include "temp_dir.h"
 
 namespace cuptitrace {
 namespace {
 
-namespace fs = std::filesystem;
-using Rows = std::vector<std::vector<std::string>>;
-
-Rows query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* s = nullptr;
-  INFO(sql);
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
-  Rows out;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    out.emplace_back();
-    for (int c = 0; c < sqlite3_column_count(s); ++c) {
-      const auto* text = sqlite3_column_text(s, c);
-      out.back().push_back(text ? reinterpret_cast<const char*>(text) : "NULL");
-    }
-  }
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return out;
-}
+using testing::TempDir;
+using testing::sqlite::query;
+using testing::sqlite::Rows;
 
 TEST_CASE("sqlite output of memory, unified memory, graphs, external ids and osrt", "[sqlite]") {
-  char pattern[] = "/tmp/cuptitrace-sqlite-mem-XXXXXX";
-  REQUIRE(mkdtemp(pattern) != nullptr);
-  const fs::path dir = pattern;
+  const TempDir dir;
   Trace t;
   t.meta.pid = 777;
   t.meta.captureWindows = {{100, 200}, {300, 400}};
@@ -74,7 +52,7 @@ TEST_CASE("sqlite output of memory, unified memory, graphs, external ids and osr
   e.externalKind = static_cast<uint8_t>(ExternalKind::Id);
   t.store.add(e);
   testing::addApi(t, 6000, 6500, "read", 0, ApiDomain::Osrt);
-  const std::string path = (dir / "m.sqlite").string();
+  const std::string path = dir.path("m.sqlite");
   REQUIRE(writeSqlite(t, path, false).error.empty());
 
   CHECK(query(path, "SELECT e.label, m.bytes, m.correlationId, m.streamId FROM CUDA_GPU_MEMORY_USAGE_EVENTS m "
@@ -102,7 +80,6 @@ TEST_CASE("sqlite output of memory, unified memory, graphs, external ids and osr
   CHECK(query(path, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME") == Rows{{"0"}});
   CHECK(query(path, "SELECT start, end FROM CUPTITRACE_CAPTURE_WINDOWS ORDER BY start") ==
         Rows{{"100", "200"}, {"300", "400"}});
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -1,50 +1,28 @@
 // OpenACC records in the SQLite output: Nsight's table names, and the query
 // Nsight users run to name events as nvprof does (event@file:line).
-#include <sqlite3.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "formats/sqlite.h"
 #include "openacc_fixture.h"
+#include "sqlite_query.h"
+#include "temp_dir.h"
 
 namespace cuptitrace {
 namespace {
 
-namespace fs = std::filesystem;
-using Rows = std::vector<std::vector<std::string>>;
-
-Rows query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* s = nullptr;
-  INFO(sql);
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
-  Rows out;
-  while (sqlite3_step(s) == SQLITE_ROW) {
-    out.emplace_back();
-    for (int c = 0; c < sqlite3_column_count(s); ++c) {
-      const auto* text = sqlite3_column_text(s, c);
-      out.back().push_back(text ? reinterpret_cast<const char*>(text) : "NULL");
-    }
-  }
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return out;
-}
+using testing::TempDir;
+using testing::sqlite::query;
+using testing::sqlite::Rows;
 
 }  // namespace
 
 TEST_CASE("sqlite output of OpenACC events, in Nsight's tables", "[sqlite]") {
-  char pattern[] = "/tmp/cuptitrace-sqlite-acc-XXXXXX";
-  REQUIRE(mkdtemp(pattern) != nullptr);
-  const fs::path dir = pattern;
+  const TempDir dir;
   Trace t;
   testing::openAccTrace(t);
-  const std::string path = (dir / "acc.sqlite").string();
+  const std::string path = dir.path("acc.sqlite");
   const SqliteResult result = writeSqlite(t, path, false);
   INFO(result.error);
   REQUIRE(result.error.empty());
@@ -69,7 +47,6 @@ TEST_CASE("sqlite output of OpenACC events, in Nsight's tables", "[sqlite]") {
   CHECK(vars == Rows{{"x[:n]", "1"}, {"y[:n]", "2"}});
   const Rows implicitWait = query(path, "SELECT implicit FROM CUPTI_ACTIVITY_KIND_OPENACC_OTHER WHERE eventKind = 7");
   CHECK(implicitWait == Rows{{"1"}});
-  fs::remove_all(dir);
 }
 
 }  // namespace cuptitrace

@@ -12,6 +12,7 @@
 #include "report_fixture.h"
 #include "reports/report_table.h"
 #include "reports/reports.h"
+#include "temp_dir.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {
@@ -147,9 +148,8 @@ TEST_CASE("report: the reports file is written whole, or not at all", "[report]"
   Trace t;
   testing::fillSampleTrace(t);
   const auto tables = buildAllReports(t, {});
-  char pattern[] = "/tmp/cuptitrace-reports-XXXXXX";
-  REQUIRE(mkdtemp(pattern) != nullptr);
-  const std::string path = std::string(pattern) + "/run.reports.txt";
+  const testing::TempDir dir;
+  const std::string path = dir.path("run.reports.txt");
   std::string error;
   REQUIRE(writeReportsFile(tables, path, error));
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -164,8 +164,6 @@ TEST_CASE("report: the reports file is written whole, or not at all", "[report]"
   CHECK_FALSE(writeReportsFile(tables, path, error));
   CHECK_THAT(error, Catch::Contains(path));
   CHECK(writeReportsFile(tables, path, error, true));
-  std::remove(path.c_str());
-  ::rmdir(pattern);
   CHECK_FALSE(writeReportsFile(tables, "/nonexistent-dir/x.reports.txt", error));
   CHECK_THAT(error, Catch::Contains("/nonexistent-dir/x.reports.txt"));
 }
