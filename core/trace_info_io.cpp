@@ -1,22 +1,68 @@
 #include "core/trace_info_io.h"
 
+#include <type_traits>
 #include <utility>
 
 namespace cuptitrace::binary_io {
 
+namespace {
+
+// A field's encoding follows its type; a signed 64-bit value is written as
+// its two's complement.
+template <class T>
+void put(ByteWriter& w, const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    w.str(v);
+  } else if constexpr (std::is_same_v<T, uint32_t>) {
+    w.u32(v);
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    w.i32(v);
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    w.u64(v);
+  } else {
+    static_assert(std::is_same_v<T, int64_t>, "a metadata field of a type the native format lacks");
+    w.u64(static_cast<uint64_t>(v));
+  }
+}
+
+template <class T>
+bool get(ByteReader& r, const MetadataField& f, T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return r.str(v);
+  } else if constexpr (std::is_same_v<T, uint32_t>) {
+    return r.u32(v);
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    return r.i32(v);
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    return r.u64(v);
+  } else {
+    static_assert(std::is_same_v<T, int64_t>, "a metadata field of a type the native format lacks");
+    uint64_t bits = 0;
+    if (!r.u64(bits)) return false;
+    v = static_cast<int64_t>(bits);
+    if (f.omitted == Omitted::WhenNegative && v < 0) v = -1;  // any negative value is "none"
+    return true;
+  }
+}
+
+}  // namespace
+
+void writeMetadataFields(ByteWriter& w, const TraceMetadata& meta, NativePlace place) {
+  visitMetadataFields(meta, [&](const MetadataField& f, const auto& value) {
+    if (f.native == place) put(w, value);
+  });
+}
+
+bool readMetadataFields(ByteReader& r, TraceMetadata& meta, NativePlace place) {
+  bool ok = true;
+  visitMetadataFields(meta, [&](const MetadataField& f, auto& value) {
+    if (ok && f.native == place) ok = get(r, f, value);
+  });
+  return ok;
+}
+
 void writeMetadataHead(ByteWriter& w, const TraceMetadata& meta) {
-  w.str(meta.toolVersion);
-  w.str(meta.hostName);
-  w.u32(meta.pid);
-  w.str(meta.processName);
-  w.str(meta.commandLine);
-  w.str(meta.clock);
-  w.u64(meta.baseTimestampNs);
-  w.u64(meta.startRealtimeNs);
-  w.u64(meta.startTimestampNs);
-  w.u64(meta.endTimestampNs);
-  w.u32(meta.cuptiVersion);
-  w.i32(meta.driverVersion);
+  writeMetadataFields(w, meta, NativePlace::Head);
   w.u32(static_cast<uint32_t>(meta.config.size()));
   for (const auto& [name, value] : meta.config) {
     w.str(name);
@@ -26,10 +72,7 @@ void writeMetadataHead(ByteWriter& w, const TraceMetadata& meta) {
 
 bool readMetadataHead(ByteReader& r, TraceMetadata& m) {
   uint32_t n = 0;
-  bool ok = r.str(m.toolVersion) && r.str(m.hostName) && r.u32(m.pid) && r.str(m.processName) &&
-            r.str(m.commandLine) && r.str(m.clock) && r.u64(m.baseTimestampNs) && r.u64(m.startRealtimeNs) &&
-            r.u64(m.startTimestampNs) && r.u64(m.endTimestampNs) && r.u32(m.cuptiVersion) &&
-            r.i32(m.driverVersion) && r.u32(n);
+  bool ok = readMetadataFields(r, m, NativePlace::Head) && r.u32(n);
   for (uint32_t i = 0; ok && i < n; ++i) {
     std::pair<std::string, std::string> kv;
     ok = r.str(kv.first) && r.str(kv.second);
@@ -84,22 +127,9 @@ bool readContexts(ByteReader& r, std::vector<ContextInfo>& contexts) {
   return ok;
 }
 
-void writeRank(ByteWriter& w, const TraceMetadata& meta) {
-  // Two's complement: -1 (no rank) reads back as -1.
-  w.u64(static_cast<uint64_t>(meta.rank));
-  w.u64(static_cast<uint64_t>(meta.localRank));
-  w.u32(meta.worldSize);
-  w.str(meta.rankSource);
-}
+void writeRank(ByteWriter& w, const TraceMetadata& meta) { writeMetadataFields(w, meta, NativePlace::Rank); }
 
-bool readRank(ByteReader& r, TraceMetadata& meta) {
-  uint64_t rank = 0, localRank = 0;
-  if (!(r.u64(rank) && r.u64(localRank) && r.u32(meta.worldSize) && r.str(meta.rankSource))) return false;
-  // Any negative value is "none".
-  meta.rank = static_cast<int64_t>(rank) < 0 ? -1 : static_cast<int64_t>(rank);
-  meta.localRank = static_cast<int64_t>(localRank) < 0 ? -1 : static_cast<int64_t>(localRank);
-  return true;
-}
+bool readRank(ByteReader& r, TraceMetadata& meta) { return readMetadataFields(r, meta, NativePlace::Rank); }
 
 void writeNames(ByteWriter& w, const std::map<uint32_t, std::string>& names) {
   w.u32(static_cast<uint32_t>(names.size()));

@@ -13,10 +13,17 @@
 
 #include "core/binary_io.h"
 #include "core/trace.h"
+#include "core/trace_metadata_fields.h"
 
 namespace cuptitrace::binary_io {
 
-// Tool version, host, pid, names, clock, timestamps, versions and the configuration.
+// The metadata's scalar fields of one place in the native METADATA section,
+// in the order of their table (core/trace_metadata_fields.h).
+void writeMetadataFields(ByteWriter& w, const TraceMetadata& meta, NativePlace place);
+bool readMetadataFields(ByteReader& r, TraceMetadata& meta, NativePlace place);
+
+// The fields of the head (tool version, host, pid, names, clock, timestamps,
+// versions), then the configuration.
 void writeMetadataHead(ByteWriter& w, const TraceMetadata& meta);
 bool readMetadataHead(ByteReader& r, TraceMetadata& meta);
 

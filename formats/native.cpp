@@ -7,9 +7,11 @@
 //   sections, each:       uint32 tag, uint64 payload length, payload
 //     STRINGS  (1)        uint32 count, then count x (uint32 length, bytes): ids 1..count in
 //                         order; id 0 is "" and is not written
-//     METADATA (2)        TraceMetadata, config pairs, devices, contexts, stream/thread/device
-//                         names, counters, per-kind dropped counts, then fields added
-//                         since (capture windows, ..., context names, rank; see writeMetadata)
+//     METADATA (2)        TraceMetadata's head fields, config pairs, devices, contexts,
+//                         stream/thread/device names, counters, per-kind dropped counts, then
+//                         fields added since (capture windows, ..., context names, rank; see
+//                         writeMetadata); the scalar fields as core/trace_metadata_fields.h
+//                         places them
 //     RECORDS  (3)        uint8 kind, uint32 sizeof(record), uint64 count, raw records;
 //                         one section per kind, several for one kind are appended
 //     END      (0)        empty; a file without it is truncated
@@ -112,7 +114,7 @@ class NativeWriter {
       m.u64(w.endNs);
     }
     // Added later still: the wall-clock offset, as exporters use it (measured or derived).
-    m.u64(static_cast<uint64_t>(meta.wallClockOffsetNs()));
+    binary_io::writeMetadataFields(m, meta, NativePlace::WallClock);
     // Then the devices' memory bandwidth, L2 cache and copy engines, in device order.
     m.u32(static_cast<uint32_t>(trace.devices.size()));
     for (const DeviceInfo& d : trace.devices) {
@@ -327,11 +329,7 @@ class NativeReader {
       }
     }
     // The wall-clock offset: absent before it was saved, then derived from the start times.
-    if (ok && r.remaining() > 0) {
-      uint64_t offset = 0;
-      ok = r.u64(offset);
-      if (ok) meta.realtimeOffsetNs = static_cast<int64_t>(offset);
-    }
+    if (ok && r.remaining() > 0) ok = binary_io::readMetadataFields(r, meta, NativePlace::WallClock);
     // Device details: absent before they were saved.
     if (ok && r.remaining() > 0) {
       ok = r.u32(n);
