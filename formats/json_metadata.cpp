@@ -2,8 +2,10 @@
 
 #include <map>
 #include <string>
+#include <type_traits>
 
 #include "core/api_set.h"
+#include "core/trace_metadata_fields.h"
 #include "formats/json_object.h"
 
 namespace cuptitrace {
@@ -13,27 +15,8 @@ void JsonTraceMetadata::write(const JsonPlacement& place, const JsonTimelineCoun
   JsonObject meta(b_);
   if (place.merged) placement(meta, place);
   meta.s("tool", "cuptitrace");
-  meta.s("tool_version", m.toolVersion);
-  meta.s("host", m.hostName);
-  meta.u("pid", m.pid);
-  meta.s("process_name", m.processName);
-  meta.s("command_line", m.commandLine);
-  if (m.rank >= 0) {  // set by the launcher (core/rank_info.h)
-    meta.u("rank", static_cast<uint64_t>(m.rank));
-    if (m.localRank >= 0) meta.u("local_rank", static_cast<uint64_t>(m.localRank));
-    if (m.worldSize != 0) meta.u("world_size", m.worldSize);
-    meta.s("rank_source", m.rankSource);
-  }
-  meta.s("clock", m.clock);
-  meta.u("base_timestamp_ns", counts.base);
-  meta.u("start_timestamp_ns", m.startTimestampNs);
-  meta.u("end_timestamp_ns", m.endTimestampNs);
-  meta.u("start_realtime_ns", m.startRealtimeNs);
-  meta.i("realtime_offset_ns", m.wallClockOffsetNs());
-  meta.u("cupti_version", m.cuptiVersion);
-  meta.i("driver_version", m.driverVersion);
+  fields(meta, counts.base);
   captureWindows(meta);
-  if (m.cuptiDetachedNs != 0) meta.u("cupti_detached_ns", m.cuptiDetachedNs);
   // Which runtime and driver calls were recorded: the lean set is not every call.
   const std::string apiCalls = describeApiSets(recordedApiSets(trace_));
   if (!apiCalls.empty()) meta.s("api_calls", apiCalls);
@@ -56,6 +39,26 @@ void JsonTraceMetadata::write(const JsonPlacement& place, const JsonTimelineCoun
   meta.u("lane_tracks", counts.laneTracks);
   meta.u("flows", counts.flows);
   meta.close();
+}
+
+// The scalar fields, as their table says (core/trace_metadata_fields.h); the
+// base timestamp is the one the events' times are relative to.
+void JsonTraceMetadata::fields(JsonObject& meta, uint64_t base) {
+  const TraceMetadata& m = trace_.meta;
+  visitMetadataFields(m, [&](const MetadataField& f, const auto& value) {
+    if (!(f.shows & kShownInJson) || !metadataFieldSaid(f, m, value)) return;
+    meta.escapedKey(f.name);
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, std::string>) {
+      b_.quoted(value);
+    } else if (f.timelineBase) {
+      b_.uint(base);
+    } else if constexpr (std::is_signed_v<T>) {
+      b_.sint(value);
+    } else {
+      b_.uint(value);
+    }
+  });
 }
 
 // Its labels, and the pids, names and ids it was given in the merged file.

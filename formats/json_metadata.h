@@ -34,6 +34,7 @@ class JsonTraceMetadata {
 
  private:
   void placement(JsonObject& meta, const JsonPlacement& place);
+  void fields(JsonObject& meta, uint64_t base);
   void captureWindows(JsonObject& meta);
   void devices(JsonObject& meta);
   void contexts(JsonObject& meta);

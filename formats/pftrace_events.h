@@ -39,12 +39,13 @@ class EventEncoder {
     te_.setTail(putVarint(p, v));
   }
   void argUint(Arg a, uint64_t v) { argUint(interner_.argIid(a), v); }
-  void argInt(Arg a, int64_t v) {
+  void argInt(uint32_t nameIid, int64_t v) {
     const auto bits = static_cast<uint64_t>(v);
-    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), interner_.argIid(a), 1 + varintSize(bits));
+    uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), nameIid, 1 + varintSize(bits));
     *p++ = kTagIntValue;
     te_.setTail(putVarint(p, bits));
   }
+  void argInt(Arg a, int64_t v) { argInt(interner_.argIid(a), v); }
   void argBool(Arg a, bool v) {
     uint8_t* p = annotationHead(te_.tail(kMaxScalarArg), interner_.argIid(a), 2);
     *p++ = kTagBoolValue;

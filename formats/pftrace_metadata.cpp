@@ -1,6 +1,9 @@
 #include "formats/pftrace_metadata.h"
 
+#include <type_traits>
+
 #include "core/api_set.h"
+#include "core/trace_metadata_fields.h"
 #include "core/utf8.h"
 
 namespace cuptitrace::pftrace {
@@ -154,6 +157,40 @@ void TraceHeader::describe(ProtoWriter& p, const Track& t) {
   }
 }
 
+namespace {
+
+// The metadata's scalar fields that the description shows (`shows`), those
+// said of a process with a rank or the others (`ofRank`), in their table's
+// order (core/trace_metadata_fields.h). A field's name is the argument of
+// that name (record_args.h), else one made up for it.
+void describeFields(EventEncoder& ev, Interner& interner, const TraceMetadata& m, uint64_t base,
+                    uint8_t shows, bool ofRank) {
+  visitMetadataFields(m, [&](const MetadataField& f, const auto& value) {
+    if (!(f.shows & shows) || f.ofRank != ofRank || !metadataFieldSaid(f, m, value)) return;
+    const Arg arg = argNamed(f.name);
+    const uint32_t name = arg != Arg::None ? interner.argIid(arg) : interner.dynamicArgIid(f.name);
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, std::string>) {
+      ev.argString(name, validUtf8(value));
+    } else if (f.timelineBase) {
+      ev.argUint(name, base);
+    } else if constexpr (std::is_signed_v<T>) {
+      if (f.omitted == Omitted::WhenNegative) {
+        ev.argUint(name, static_cast<uint64_t>(value));  // never negative when said
+      } else {
+        ev.argInt(name, value);
+      }
+    } else {
+      ev.argUint(name, value);
+    }
+  });
+}
+
+}  // namespace
+
+// What every trace says of itself; in a file of several traces, which trace
+// this is (host, pid, its labels); its rank; then what the timeline writer
+// made of it.
 void writeDescription(EventEncoder& ev, Interner& interner, const TimelineInput& in, uint64_t base,
                       const TraceCounts& counts) {
   const Trace& trace = *in.trace;
@@ -161,20 +198,13 @@ void writeDescription(EventEncoder& ev, Interner& interner, const TimelineInput&
   ev.begin(kCatMetadata);
   const uint32_t name =
       interner.composedNameIid(3u << 24, [] { return std::string("cuptitrace"); });
-  ev.argString(Arg::ToolVersion, validUtf8(m.toolVersion));
-  ev.argString(Arg::Clock, validUtf8(m.clock));
-  ev.argInt(Arg::RealtimeOffsetNs, m.wallClockOffsetNs());
+  describeFields(ev, interner, m, base, kShownInTimeline, false);
   if (!in.labels.empty()) {  // in a merged file: which trace this is
-    ev.argString(Arg::Host, validUtf8(m.hostName));
-    ev.argUint(Arg::Pid, m.pid);
+    describeFields(ev, interner, m, base, kShownInMergedTimeline, false);
     for (const auto& [key, value] : in.labels)
       ev.argString(interner.dynamicArgIid(key), validUtf8(value));
   }
-  if (m.rank >= 0) {  // set by the launcher (core/rank_info.h)
-    ev.argUint(Arg::Rank, static_cast<uint64_t>(m.rank));
-    if (m.localRank >= 0) ev.argUint(Arg::LocalRank, static_cast<uint64_t>(m.localRank));
-    if (m.worldSize != 0) ev.argUint(Arg::WorldSize, m.worldSize);
-  }
+  describeFields(ev, interner, m, base, kShownInTimeline, true);
   ev.argUint(Arg::DroppedRecords, trace.totalDropped());
   ev.argUint(Arg::IncompleteRecords, counts.incomplete);
   ev.argUint(Arg::ClampedSlices, counts.clamped);

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #include "core/records.h"
 
@@ -132,6 +133,12 @@ static_assert(sizeof(kArgNames) / sizeof(kArgNames[0]) == kArgCount);
 static_assert(kArgCount < 128, "argument name iids must stay one-byte varints");
 
 inline const char* argName(Arg a) { return kArgNames[static_cast<uint32_t>(a)]; }
+// The argument of that name; Arg::None when none has it.
+inline Arg argNamed(std::string_view name) {
+  for (uint32_t a = 1; a < kArgCount; ++a)
+    if (name == kArgNames[a]) return static_cast<Arg>(a);
+  return Arg::None;
+}
 
 // The enums whose names are argument values (the .pftrace writer interns each name once).
 enum class Label : uint8_t { CopyKind, MemoryKind, LaunchType };
