@@ -1,11 +1,11 @@
 // The CSV tables' argument columns: read from record_args.h's functions,
 // with the usual value where the timeline leaves an argument out.
-#include <algorithm>
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "arg_recorder.h"
 #include "csv_table.h"
 #include "formats/csv_args.h"
 #include "formats/csv_columns.h"
@@ -59,26 +59,7 @@ TEST_CASE("csv argument columns: every argument column is one its kind's functio
   k.graphId = 1;
   k.graphNodeId = 2;
   k.launchType = static_cast<uint8_t>(KernelLaunchType::CooperativeMulti);
-  struct Given {
-    std::vector<Arg> args;
-    void note(Arg a) { args.push_back(a); }
-    void u(Arg a, uint64_t) { note(a); }
-    void i(Arg a, int64_t) { note(a); }
-    void b(Arg a, bool) { note(a); }
-    void real(Arg a, double, int) { note(a); }
-    void single(Arg a, float) { note(a); }
-    void string(Arg a, StringId) { note(a); }
-    void text(Arg a, std::string_view) { note(a); }
-    void label(Arg a, Label, uint8_t, const char*) { note(a); }
-    void dim3(Arg a, int64_t, int64_t, int64_t) { note(a); }
-    void nccl(StringId) {
-      for (Arg a :
-           {Arg::NcclCollective, Arg::NcclOp, Arg::NcclDtype, Arg::NcclAlgo, Arg::NcclProto})
-        note(a);
-    }
-    void externalIds(uint32_t) { args.push_back(Arg::ExternalId), args.push_back(Arg::Scope); }
-    bool has(Arg a) const { return std::find(args.begin(), args.end(), a) != args.end(); }
-  };
+  using Given = ArgRecorder;
   auto check = [](RecordKind kind, const Given& given) {
     for (const CsvColumn& c : csvTableColumns(kind)) {
       if (c.arg == Arg::None) continue;
