@@ -97,7 +97,8 @@ inline bool inTrackOrder(const Slice& a, const Slice& b) {
 // partitioning by start, which for slices that never nest (a stream) opens
 // as many lanes as the most slices running at once. Runs over consecutive
 // windows give exactly what one run over all of them gives (layoutTrack),
-// and both timeline exporters lay out with this class, so they agree.
+// and both timeline exporters lay out with this class, through
+// WindowLayout (window_layout.h), so they agree.
 class TrackLayout {
  public:
   explicit TrackLayout(OverlapPolicy policy) : policy_(policy) {}
@@ -120,6 +121,7 @@ class TrackLayout {
   uint32_t lanes() const { return lanes_.empty() ? 1 : static_cast<uint32_t>(lanes_.size()); }
   // Slices cut to fit the last lane, past kMaxLanes (each counted once).
   uint64_t changed() const { return changed_; }
+  OverlapPolicy policy() const { return policy_; }
 
  private:
   struct Open {

@@ -1,0 +1,119 @@
+// One window of a timeline laid out, for both timeline formats (Chrome
+// JSON, Perfetto protobuf): the window bounds, the window's slices grouped
+// by track, and each track's lanes (TrackLayout) carried from one window to
+// the next. A format walks each track's laid-out slices of the window in
+// track order, lanes set; it never groups, sorts or places slices itself,
+// so both formats draw the same lanes.
+//
+// Use: planWindows (every slice read once or twice through the format's
+// `Tracks` object, timeline_slices.h, so every track is found), then
+// setTracks (each track's overlap policy, once the tracks are known), then
+// layOut(w) for each window in order. A format that plans by laying every
+// window out once (to count what its header says) calls restart() before
+// laying them out again for writing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/trace_store.h"
+#include "timeline/timeline_slices.h"
+#include "timeline/track_layout.h"
+
+namespace cuptitrace {
+
+// What the layout did over all tracks so far.
+struct LaneStats {
+  uint64_t clamped = 0;     // slices cut to fit, past kMaxLanes (track_layout.h)
+  uint32_t maxLanes = 1;    // the most lanes of one track, the track itself included
+  uint64_t laneTracks = 0;  // lanes past each track's first, over all tracks
+};
+
+class WindowLayout {
+ public:
+  explicit WindowLayout(const TraceStore& store) : slices_(store) {}
+
+  // Reads every slice once or twice, naming each one's track through
+  // `tracks`, and cuts the timeline into windows of start time holding at
+  // most `windowSlices` slices each (slice_windows.h).
+  template <typename Tracks>
+  void planWindows(Tracks& tracks, size_t windowSlices) {
+    bounds_ = slices_.planWindows(tracks, windowSlices);
+  }
+
+  // Once every track is known: tracks [0, count), track t's slices laid out
+  // as policyOf(t) says (an OverlapPolicy).
+  template <typename PolicyOf>
+  void setTracks(size_t count, PolicyOf&& policyOf) {
+    layouts_.clear();
+    layouts_.reserve(count);
+    for (size_t t = 0; t < count; ++t) layouts_.emplace_back(policyOf(t));
+    runs_.assign(count, Run{});
+  }
+
+  size_t windows() const { return bounds_.size() - 1; }
+  // Window w holds the slices starting in [windowStart(w), windowEnd(w)), on
+  // the trace's clock; the last one ends at UINT64_MAX and holds that too.
+  uint64_t windowStart(size_t w) const { return bounds_[w]; }
+  uint64_t windowEnd(size_t w) const { return bounds_[w + 1]; }
+
+  // Lays out window `w`, after the windows before it: the slices starting in
+  // it are grouped by track in two passes (count, then place: no second copy
+  // of them), and each track's run of its layout orders them and sets their
+  // lanes, in place.
+  template <typename Tracks>
+  void layOut(Tracks& tracks, size_t w) {
+    const uint64_t from = bounds_[w];
+    const uint64_t to = bounds_[w + 1];
+    for (Run& r : runs_) r.count = 0;
+    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice&) { ++runs_[t].count; });
+    size_t total = 0;
+    for (Run& r : runs_) {
+      r.first = total;
+      total += r.count;
+      r.count = 0;
+    }
+    resizeWindow(window_, total);
+    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice& s) {
+      Run& r = runs_[t];
+      window_[r.first + r.count++] = s;
+    });
+    runLayouts();
+  }
+
+  // Track t's slices of the window laid out, in track order with their lanes
+  // set: slice(first(t)) up to, not including, slice(end(t)).
+  size_t first(size_t t) const { return runs_[t].first; }
+  size_t end(size_t t) const { return runs_[t].first + runs_[t].count; }
+  const Slice& slice(size_t i) const { return window_[i]; }
+  const Slice* slices() const { return window_.data(); }
+  size_t tracks() const { return runs_.size(); }
+
+  // Lanes opened on track t so far, the track itself included.
+  uint32_t lanes(size_t t) const { return layouts_[t].lanes(); }
+  LaneStats laneStats() const;
+
+  // Every track's layout starts over, with its policy, for laying out the
+  // windows again from the first.
+  void restart();
+  // Frees the window's slices once every window is written.
+  void release();
+
+ private:
+  // A track's slices of the window: window_[first, first + count).
+  struct Run {
+    size_t first = 0;
+    size_t count = 0;
+  };
+
+  void runLayouts();
+
+  TimelineSlices slices_;
+  std::vector<uint64_t> bounds_;      // the windows' bounds (slice_windows.h)
+  std::vector<Slice> window_;         // the window's slices, each track's at its run
+  std::vector<Run> runs_;             // by track
+  std::vector<TrackLayout> layouts_;  // by track, carried from one window to the next
+};
+
+}  // namespace cuptitrace
