@@ -41,8 +41,8 @@
 // and async ids after those of the traces before it; "metadata" then holds
 // the file's base and, under "inputs", each trace's own metadata.
 // Memory: the slices are laid out and written one window of start times at
-// a time (slice_windows.h), each track's layout carried from one window to
-// the next (TrackLayout), so the writer holds at most about a window's
+// a time (window_layout.h), each track's layout carried from one window to
+// the next, so the writer holds at most about a window's
 // slices (24 bytes each) and a few bits per correlation id (flow_sources.h)
 // however long the trace; records spilled to disk are read once per window
 // that their chunk starts slices in. Events come track by track within each
@@ -57,7 +57,8 @@
 // events, their arguments from record_args.h through json_args), json_flows
 // (the arrows), json_nvtx_events (NVTX marks and start/end ranges),
 // memory_tracks (counters and unified memory), json_metadata (the trace's
-// metadata object). This file walks the timeline window by window.
+// metadata object). This file walks the timeline window by window, each
+// window laid out by the timeline's WindowLayout.
 #include "formats/chrome_json.h"
 
 #include <algorithm>
@@ -77,6 +78,7 @@
 #include "formats/memory_tracks.h"
 #include "timeline/timeline_slices.h"
 #include "timeline/track_layout.h"
+#include "timeline/window_layout.h"
 
 namespace cuptitrace {
 namespace {
@@ -97,20 +99,22 @@ class ChromeJsonWriter {
         slices_(trace_, rec_, events, strings_, args_, flows_),
         nvtx_(rec_, tracks_, events, strings_, args_),
         windowSlices_(windowSlices),
-        timeline_(trace_.store) {}
+        layout_(trace_.store) {}
 
   // Plans the layout; then the trace's own base and ids are known. The
   // base timestamp is picked (track_layout.h) and the records that cannot
   // be drawn counted; every track is found and the timeline cut into
   // windows of start time holding at most windowSlices_ slices each
-  // (slice_windows.h).
+  // (window_layout.h).
   void plan() {
     const TimelineBase scan = scanTimeline(trace_);
     base_ = scan.base;
     incomplete_ = scan.incomplete;
     flows_.plan();
-    windows_ = timeline_.planWindows(tracks_, windowSlices_);
+    layout_.planWindows(tracks_, windowSlices_);
     nvtx_.plan(tracks_);
+    const std::vector<JsonTrack>& tracks = tracks_.all();
+    layout_.setTracks(tracks.size(), [&](size_t t) { return tracks[t].policy(); });
   }
   uint64_t ownBase() const { return base_; }
   // The largest bind_id and the number of async ids it writes, before its placement's bases.
@@ -124,9 +128,11 @@ class ChromeJsonWriter {
     flows_.place(place_.flowBase, base_);
     slices_.setBase(base_);
     names_.writeProcessesAndTracks(place_.sortBase);
-    for (size_t w = 0; w + 1 < windows_.size(); ++w) writeWindow(windows_[w], windows_[w + 1]);
-    window_ = std::vector<Slice>();
-    lanes_ = tracks_.laneStats();
+    for (size_t w = 0; w < layout_.windows(); ++w) writeWindow(w);
+    layout_.release();
+    lanes_ = layout_.laneStats();
+    std::vector<JsonTrack>& tracks = tracks_.all();
+    for (size_t t = 0; t < tracks.size(); ++t) tracks[t].lanes = layout_.lanes(t);
     names_.writeLanes();
     nvtx_.write(base_, place_.asyncBase);
     JsonExportStats& stats = e_.stats;
@@ -150,27 +156,15 @@ class ChromeJsonWriter {
   }
 
  private:
-  // The slices starting in [from, to): grouped by track in two passes
-  // (count, then place: no second copy of them), laid out and written.
-  void writeWindow(uint64_t from, uint64_t to) {
+  // Window w's slices, laid out, written track by track.
+  void writeWindow(size_t w) {
+    layout_.layOut(tracks_, w);
     std::vector<JsonTrack>& tracks = tracks_.all();
-    for (JsonTrack& t : tracks) t.count = 0;
-    timeline_.forEach(tracks_, from, to, [&](uint32_t t, const Slice&) { ++tracks[t].count; });
-    size_t total = 0;
-    for (JsonTrack& t : tracks) {
-      t.first = total;
-      total += t.count;
-      t.count = 0;
-    }
-    resizeWindow(window_, total);
-    timeline_.forEach(tracks_, from, to, [&](uint32_t t, const Slice& s) {
-      JsonTrack& track = tracks[t];
-      window_[track.first + track.count++] = s;
-    });
-    for (JsonTrack& t : tracks) {
-      if (t.count == 0) continue;
-      Slice* first = window_.data() + t.first;
-      slices_.writeTrack(t, first, first + t.count);
+    const Slice* slices = layout_.slices();
+    for (size_t t = 0; t < tracks.size(); ++t) {
+      const size_t first = layout_.first(t);
+      const size_t end = layout_.end(t);
+      if (first != end) slices_.writeTrack(tracks[t], slices + first, slices + end);
     }
   }
 
@@ -187,13 +181,11 @@ class ChromeJsonWriter {
   JsonSlices slices_;
   JsonNvtxEvents nvtx_;
   const size_t windowSlices_;
-  TimelineSlices timeline_;
+  WindowLayout layout_;
 
   uint64_t base_ = 0;
   uint64_t incomplete_ = 0;
-  JsonLaneStats lanes_;
-  std::vector<uint64_t> windows_;  // bounds (slice_windows.h)
-  std::vector<Slice> window_;      // the window's slices
+  LaneStats lanes_;
 };
 
 }  // namespace

@@ -5,11 +5,11 @@
 
 namespace cuptitrace {
 
-void JsonSlices::writeTrack(JsonTrack& t, Slice* first, Slice* last) {
-  t.layout.run(first, last, [&](const Slice& s) {
-    if (s.lane > t.lanePrefixes.size()) t.addLanes(s.lane);
-    write(s, t);
-  });
+void JsonSlices::writeTrack(JsonTrack& t, const Slice* first, const Slice* last) {
+  for (const Slice* s = first; s != last; ++s) {
+    if (s->lane > t.lanePrefixes.size()) t.addLanes(s->lane);
+    write(*s, t);
+  }
 }
 
 void JsonSlices::write(const Slice& s, const JsonTrack& t) {

@@ -31,9 +31,9 @@ class JsonSlices {
 
   // Times are written relative to `base`.
   void setBase(uint64_t base) { base_ = base; }
-  // Lays out one window's slices of track `t`, [first, last), on its lanes
-  // (track_layout.h) and writes them.
-  void writeTrack(JsonTrack& t, Slice* first, Slice* last);
+  // Writes one window's slices of track `t`, [first, last), laid out
+  // (window_layout.h): in track order, each on its lane.
+  void writeTrack(JsonTrack& t, const Slice* first, const Slice* last);
 
  private:
   void write(const Slice& s, const JsonTrack& t);

@@ -89,19 +89,20 @@ void JsonTrackNames::writeProcessesAndTracks(uint64_t sortBase) {
 }
 
 void JsonTrackNames::writeLanes() {
-  if (tracks_.laneStats().laneTracks == 0) return;
+  const std::vector<JsonTrack>& all = tracks_.all();
+  if (std::none_of(all.begin(), all.end(), [](const JsonTrack& t) { return t.lanes > 1; })) return;
   const std::vector<const JsonTrack*> order = namingOrder();
   for (size_t i = 0; i < order.size();) {
     size_t next = i;
     bool lanes = false;
     for (; next < order.size() && order[next]->pid == order[i]->pid; ++next)
-      lanes = lanes || order[next]->layout.lanes() > 1;
+      lanes = lanes || order[next]->lanes > 1;
     uint64_t rank = 0;
     for (; lanes && i < next; ++i) {
       const JsonTrack& t = *order[i];
       threadSortIndexEvent(t.pid, t.tid, rank++);
-      const std::string name = t.layout.lanes() > 1 ? trackName(t) : std::string();
-      for (uint32_t lane = 1; lane < t.layout.lanes(); ++lane) {
+      const std::string name = t.lanes > 1 ? trackName(t) : std::string();
+      for (uint32_t lane = 1; lane < t.lanes; ++lane) {
         nameEvent("thread_name", t.pid, laneTid(t.tid, lane), laneName(name, lane));
         threadSortIndexEvent(t.pid, laneTid(t.tid, lane), rank++);
       }

@@ -1,6 +1,6 @@
 // The tracks of a Chrome JSON timeline: which (pid, tid) each slice goes on,
 // found as the slices are read (timeline_slices.h: this is its `Tracks`),
-// each with its lanes' layout carried from one window to the next.
+// with the lanes that the window layout (window_layout.h) gave each.
 #pragma once
 
 #include <algorithm>
@@ -25,9 +25,7 @@ struct JsonTrack {
         tid(t),
         device(d),
         context(c),
-        prefix(prefixOf(p, t)),
-        // Work on a stream never nests: any overlap there is concurrent work.
-        layout(k == JsonTrackKind::Stream ? OverlapPolicy::OneAtATime : OverlapPolicy::Nest) {}
+        prefix(prefixOf(p, t)) {}
   static std::string prefixOf(uint32_t pid, uint32_t tid) {
     return "\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
   }
@@ -41,6 +39,11 @@ struct JsonTrack {
   const std::string& prefixOfLane(uint8_t lane) const {
     return lane == 0 ? prefix : lanePrefixes[lane - 1];
   }
+  // How its slices are put on lanes (track_layout.h).
+  OverlapPolicy policy() const {
+    // Work on a stream never nests: any overlap there is concurrent work.
+    return kind == JsonTrackKind::Stream ? OverlapPolicy::OneAtATime : OverlapPolicy::Nest;
+  }
   JsonTrackKind kind;
   uint32_t pid;
   uint32_t tid;
@@ -48,16 +51,8 @@ struct JsonTrack {
   uint32_t context;                       // of a Sync or Stream track
   std::string prefix;                     // "pid":P,"tid":T as written in each of its events
   std::vector<std::string> lanePrefixes;  // the same for its lanes past the first
-  TrackLayout layout;                     // carried from one window to the next
-  size_t first = 0;                       // the window's slices: [first, first + count)
-  size_t count = 0;
-};
-
-// What the layout did over all tracks, once every window is written.
-struct JsonLaneStats {
-  uint64_t clamped = 0;     // slices cut to fit (track_layout.h)
-  uint32_t maxLanes = 1;    // the most lanes of one track
-  uint64_t laneTracks = 0;  // lanes past the first, over all tracks
+  uint32_t lanes = 1;                     // of its slices, itself included: known once
+                                          // every window is laid out
 };
 
 class JsonTracks {
@@ -96,16 +91,6 @@ class JsonTracks {
   std::vector<JsonTrack>& all() { return tracks_; }
   const std::vector<JsonTrack>& all() const { return tracks_; }
   JsonTrack& operator[](uint32_t t) { return tracks_[t]; }
-
-  JsonLaneStats laneStats() const {
-    JsonLaneStats s;
-    for (const JsonTrack& t : tracks_) {
-      s.clamped += t.layout.changed();
-      s.maxLanes = std::max(s.maxLanes, t.layout.lanes());
-      s.laneTracks += t.layout.lanes() - 1;
-    }
-    return s;
-  }
 
  private:
   uint32_t track(JsonTrackKind kind, uint32_t pid, uint32_t tid, uint32_t device,
