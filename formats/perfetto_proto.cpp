@@ -9,7 +9,7 @@
 //   pftrace_wire.h          field numbers and tags, the output buffer
 //   pftrace_source.{h,cpp}  one trace: its parts put together, planned, its events in order
 //   pftrace_tracks          the tracks, their order, uuids and lanes (TrackRegistry)
-//   pftrace_schedule        the windows laid out, each track's next event (EventSchedule)
+//   pftrace_schedule        each track's next event in the window laid out (EventSchedule)
 //   pftrace_interning       interned names and values, per sequence (Interner)
 //   pftrace_events.h        a TrackEvent's fields and packet (EventEncoder)
 //   pftrace_slices          each record kind's event and arguments (SliceWriter)

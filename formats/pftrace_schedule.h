@@ -1,10 +1,10 @@
-// The order of one trace's events in the .pftrace writer: the slices laid
-// out a window of start times at a time, and where each track is in writing
-// its events out.
+// The order of one trace's events in the .pftrace writer: where each track
+// is in writing out its slices of the window laid out, and its next event.
 //
-// The slices are laid out one window of start times at a time
-// (slice_windows.h), each track's layout carried from one window to the next
-// (TrackLayout), and the tracks' events of a window merged in time order; a
+// The slices are laid out one window of start times at a time by the
+// timeline's WindowLayout (window_layout.h), each track's layout carried
+// from one window to the next, and the tracks' events of a window merged in
+// time order; a
 // track whose next event lies past its window waits for the next one. So the
 // writer holds about a window's slices (24 bytes each), a few bits per
 // correlation id (flow_sources.h) and the arrows in flight, however long the
@@ -25,8 +25,8 @@
 
 #include "core/trace_store.h"
 #include "formats/pftrace_tracks.h"
-#include "timeline/timeline_slices.h"
 #include "timeline/track_layout.h"
+#include "timeline/window_layout.h"
 
 namespace cuptitrace::pftrace {
 
@@ -85,8 +85,7 @@ struct Cursor {
 
 class EventSchedule {
  public:
-  EventSchedule(const TraceStore& store, TrackRegistry& tracks)
-      : tracks_(tracks), timelineSlices_(store) {}
+  EventSchedule(const TraceStore& store, TrackRegistry& tracks) : tracks_(tracks), layout_(store) {}
 
   // ---- Planning ------------------------------------------------------------------
   // Reads every slice once or twice, naming its track, and plans the windows.
@@ -94,17 +93,17 @@ class EventSchedule {
   // Once the tracks are final (TrackRegistry::finish): a cursor and a layout each.
   void attach();
   // After every window was laid out once: each track's lanes (set in the
-  // registry) and the slices clamped; the layouts start over for writing.
-  uint64_t finishPlanning();
+  // registry), and what the layout did; the layouts start over for writing.
+  LaneStats finishPlanning();
 
   // ---- Windows -------------------------------------------------------------------
   // Lays out window `w`: each track's slices starting in it, and its cursor on them.
   void layOut(size_t w);
-  size_t windows() const { return windows_.size() - 1; }
+  size_t windows() const { return layout_.windows(); }
   // The window laid out ends at windowEnd(), on the trace's clock.
-  uint64_t windowEnd() const { return windows_[window_ + 1]; }
-  bool lastWindow() const { return window_ + 2 == windows_.size(); }
-  bool moreWindows() const { return window_ + 2 < windows_.size(); }
+  uint64_t windowEnd() const { return layout_.windowEnd(window_); }
+  bool lastWindow() const { return window_ + 1 == layout_.windows(); }
+  bool moreWindows() const { return window_ + 1 < layout_.windows(); }
   void nextWindow() { layOut(window_ + 1); }
 
   // ---- Events --------------------------------------------------------------------
@@ -126,7 +125,7 @@ class EventSchedule {
       }
     }
     if (c.slice < c.sliceEnd) {
-      const uint64_t s = slices_[c.slice].start;
+      const uint64_t s = layout_.slice(c.slice).start;
       if (ph == kPhaseNone || s < at) {
         at = s;
         ph = kPhaseBegin;
@@ -139,30 +138,13 @@ class EventSchedule {
   }
   Cursor& cursor(size_t t) { return cursors_[t]; }
   const Cursor& cursor(size_t t) const { return cursors_[t]; }
-  const Slice& slice(size_t i) const { return slices_[i]; }
+  const Slice& slice(size_t i) const { return layout_.slice(i); }
 
  private:
-  // Calls f(track, slice) for every record drawn as a slice that starts in [from, to).
-  template <typename F>
-  void forEachSlice(uint64_t from, uint64_t to, F&& f) {
-    TrackMap map{tracks_};
-    timelineSlices_.forEach(map, from, to, f);
-  }
-
-  // A track's slices of the window before layout: slices_[first, first + count).
-  struct Run {
-    size_t first = 0;
-    size_t count = 0;
-  };
-
   TrackRegistry& tracks_;
-  TimelineSlices timelineSlices_;
-  std::vector<uint64_t> windows_;     // their bounds (slice_windows.h)
-  size_t window_ = 0;                 // the one laid out
-  std::vector<Slice> slices_;         // its slices, each track's at its cursor
-  std::vector<Run> runs_;             // by track
-  std::vector<TrackLayout> layouts_;  // by track, carried from one window to the next
-  std::vector<Cursor> cursors_;       // by track
+  WindowLayout layout_;          // the windows, and the one laid out
+  size_t window_ = 0;            // the one laid out
+  std::vector<Cursor> cursors_;  // by track, on its slices of the window
 };
 
 }  // namespace cuptitrace::pftrace

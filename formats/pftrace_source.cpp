@@ -1,7 +1,5 @@
 #include "formats/pftrace_source.h"
 
-#include <algorithm>
-
 namespace cuptitrace::pftrace {
 
 SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds,
@@ -50,8 +48,9 @@ void SourceWriter::countClampedAndFlows() {
     counter.addWindow(tracks_, schedule_);
   }
   counts_.flows = counter.flows();
-  counts_.clamped = schedule_.finishPlanning();
-  for (const Track& t : tracks_.tracks()) counts_.maxLanes = std::max(counts_.maxLanes, t.lanes);
+  const LaneStats lanes = schedule_.finishPlanning();
+  counts_.clamped = lanes.clamped;
+  counts_.maxLanes = lanes.maxLanes;
 }
 
 PerfettoMemoryOptions SourceWriter::memoryOptions(uint32_t sequenceId) const {
