@@ -156,16 +156,13 @@ class ChromeJsonWriter {
   }
 
  private:
-  // Window w's slices, laid out, written track by track.
+  // Window w's slices, written track by track, each as soon as it is laid out.
   void writeWindow(size_t w) {
-    layout_.layOut(tracks_, w);
     std::vector<JsonTrack>& tracks = tracks_.all();
-    const Slice* slices = layout_.slices();
-    for (size_t t = 0; t < tracks.size(); ++t) {
-      const size_t first = layout_.first(t);
-      const size_t end = layout_.end(t);
-      if (first != end) slices_.writeTrack(tracks[t], slices + first, slices + end);
-    }
+    layout_.layOut(tracks_, w, [&](size_t t) {
+      const Slice* slices = layout_.slices();
+      slices_.writeTrack(tracks[t], slices + layout_.first(t), slices + layout_.end(t));
+    });
   }
 
   const TimelineInput& in_;

@@ -10,10 +10,7 @@
 namespace cuptitrace {
 uint32_t layoutTrack(Slice* begin, Slice* end, OverlapPolicy policy) {
   TrackLayout layout(policy);
-  // Slices are written back in place, in their final order: `write` never
-  // passes the slice being read.
-  Slice* write = begin;
-  layout.run(begin, end, [&](const Slice& s) { *write++ = s; });
+  layout.run(begin, end);
   return layout.lanes();
 }
 

@@ -116,6 +116,13 @@ class TrackLayout {
       emit(static_cast<const Slice&>(s));
     }
   }
+  // The same, each slice's lane (and end, if cut) set where it is: the
+  // slices are left in track order. No slice is copied whole, which would
+  // read back as one the narrow stores just made to it (a stalled load).
+  void run(Slice* begin, Slice* end) {
+    if (!std::is_sorted(begin, end, inTrackOrder)) std::sort(begin, end, inTrackOrder);
+    for (Slice* p = begin; p != end; ++p) place(*p);
+  }
 
   // Lanes opened so far, the track itself included (at least 1).
   uint32_t lanes() const { return lanes_.empty() ? 1 : static_cast<uint32_t>(lanes_.size()); }

@@ -4,17 +4,10 @@
 
 namespace cuptitrace {
 
-// Each track's run of its layout, written back over its slices in place:
-// the layout emits exactly the slices it is given, in their final order, and
-// never the one it has yet to read.
-void WindowLayout::runLayouts() {
-  for (size_t t = 0; t < runs_.size(); ++t) {
-    const Run& r = runs_[t];
-    if (r.count == 0) continue;
-    Slice* first = window_.data() + r.first;
-    Slice* write = first;
-    layouts_[t].run(first, first + r.count, [&](const Slice& s) { *write++ = s; });
-  }
+void WindowLayout::runLayout(size_t t) {
+  const Run& r = runs_[t];
+  Slice* first = window_.data() + r.first;
+  layouts_[t].run(first, first + r.count);
 }
 
 LaneStats WindowLayout::laneStats() const {

@@ -64,22 +64,19 @@ class WindowLayout {
   // lanes, in place.
   template <typename Tracks>
   void layOut(Tracks& tracks, size_t w) {
-    const uint64_t from = bounds_[w];
-    const uint64_t to = bounds_[w + 1];
-    for (Run& r : runs_) r.count = 0;
-    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice&) { ++runs_[t].count; });
-    size_t total = 0;
-    for (Run& r : runs_) {
-      r.first = total;
-      total += r.count;
-      r.count = 0;
+    layOut(tracks, w, [](size_t) {});
+  }
+  // The same, calling laidOut(t) for each track with slices in the window as
+  // soon as they are laid out, in track order: a writer that walks them then
+  // reads them while they are still in cache (a window is tens of MiB).
+  template <typename Tracks, typename LaidOut>
+  void layOut(Tracks& tracks, size_t w, LaidOut&& laidOut) {
+    group(tracks, w);
+    for (size_t t = 0; t < runs_.size(); ++t) {
+      if (runs_[t].count == 0) continue;
+      runLayout(t);
+      laidOut(t);
     }
-    resizeWindow(window_, total);
-    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice& s) {
-      Run& r = runs_[t];
-      window_[r.first + r.count++] = s;
-    });
-    runLayouts();
   }
 
   // Track t's slices of the window laid out, in track order with their lanes
@@ -107,7 +104,27 @@ class WindowLayout {
     size_t count = 0;
   };
 
-  void runLayouts();
+  // The slices starting in window `w`, grouped by track in window_.
+  template <typename Tracks>
+  void group(Tracks& tracks, size_t w) {
+    const uint64_t from = bounds_[w];
+    const uint64_t to = bounds_[w + 1];
+    for (Run& r : runs_) r.count = 0;
+    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice&) { ++runs_[t].count; });
+    size_t total = 0;
+    for (Run& r : runs_) {
+      r.first = total;
+      total += r.count;
+      r.count = 0;
+    }
+    resizeWindow(window_, total);
+    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice& s) {
+      Run& r = runs_[t];
+      window_[r.first + r.count++] = s;
+    });
+  }
+  // Track t's run of its layout over its slices of the window.
+  void runLayout(size_t t);
 
   TimelineSlices slices_;
   std::vector<uint64_t> bounds_;      // the windows' bounds (slice_windows.h)

@@ -277,3 +277,33 @@ TEST_CASE("window layout: restarted, the windows are laid out again the same", "
   layout.release();
   CHECK(layout.slices() == nullptr);
 }
+
+TEST_CASE("window layout: each track with slices handed over once laid out, in order",
+          "[window_layout]") {
+  TraceStore store;
+  addApi(store, 100, 900, 42);
+  addKernel(store, 300, 700, 9);
+  addKernel(store, 200, 600, 9);  // overlaps the one after it: a lane
+  addApi(store, 5000, 5100, 43);  // in a later window only
+  TestTracks tracks;
+  WindowLayout layout(store);
+  layout.planWindows(tracks, 3);
+  layout.setTracks(tracks.policies.size(), [&](size_t t) { return tracks.policies[t]; });
+  REQUIRE(layout.windows() == 2);
+  std::vector<size_t> handed;
+  layout.layOut(tracks, 0, [&](size_t t) {
+    handed.push_back(t);
+    for (size_t i = layout.first(t); i + 1 < layout.end(t); ++i)
+      CHECK(inTrackOrder(layout.slice(i), layout.slice(i + 1)));
+  });
+  // Tracks are numbered as read: calls first (threads 42, 43), then kernels.
+  const size_t stream = tracks.stream(0, 9, 0);
+  CHECK(stream == 2);
+  CHECK(handed == std::vector<size_t>{0, stream});  // not thread 43's: nothing in this window
+  REQUIRE(layout.end(stream) - layout.first(stream) == 2);
+  CHECK(layout.slice(layout.first(stream)).start == 200);
+  CHECK(layout.slice(layout.first(stream) + 1).lane == 1);
+  handed.clear();
+  layout.layOut(tracks, 1, [&](size_t t) { handed.push_back(t); });
+  CHECK(handed == std::vector<size_t>{1});
+}
