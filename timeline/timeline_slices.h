@@ -81,8 +81,11 @@ class TimelineSlices {
     auto slice = [](const auto& r, size_t i, SliceSource source, uint16_t tie = 0) {
       return Slice{r.start, r.end, static_cast<uint32_t>(i), tie, source, 0};
     };
+    // A lambda, not the function itself: a call through a function reference
+    // is not always inlined, and this test runs for every record of every pass.
+    auto timed = [](uint64_t start, uint64_t end) { return drawable(start, end); };
     auto each = [&](const auto& records, size_t kind, auto&& visit) {
-      forEachStartIn(records, starts_[kind], planned_, from, to, drawable, visit);
+      forEachStartIn(records, starts_[kind], planned_, from, to, timed, visit);
     };
     each(r_.api, 0, [&](const ApiRecord& r, size_t i) {
       const bool driver = r.domain == static_cast<uint8_t>(ApiDomain::Driver);
