@@ -126,4 +126,14 @@ bool outputsExist(const std::string& prefix) {
   return false;
 }
 
+std::string untakenPrefix(const std::string& prefix, uint32_t pid, std::string* message) {
+  if (!outputsExist(prefix)) return prefix;
+  const std::string own = prefix + "." + std::to_string(pid);
+  if (outputsExist(own)) return prefix;  // the usual message names the files kept
+  if (message != nullptr)
+    *message = prefix + ".* exists already (another process's trace?); this trace is written as " + own +
+               ".* (CUPTITRACE_OVERWRITE=1 replaces it, %p in CUPTITRACE_OUTPUT names each process's)";
+  return own;
+}
+
 }  // namespace cuptitrace

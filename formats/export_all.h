@@ -29,5 +29,8 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
 // (JSON, gzip'd JSON, .pftrace, or the first part of a split one), the
 // native trace, the SQLite file, the kernel or API table, or the reports.
 bool outputsExist(const std::string& prefix);
+// `prefix`, or PREFIX.PID when outputs exist under `prefix` and none under
+// PREFIX.PID (then `message` says where the trace goes instead).
+std::string untakenPrefix(const std::string& prefix, uint32_t pid, std::string* message);
 
 }  // namespace cuptitrace

@@ -128,7 +128,9 @@ traced CUPTITRACE_OUTPUT="$out/fixed/run" CUPTITRACE_CAPTURE=profiler bash -c \
   'python3 -c "import ctypes; ctypes.CDLL(\"libcuda.so.1\").cuInit(0)" && "$1"' _ "$samples/profiler_window" \
   >"$out/fixed.stdout" 2>"$out/fixed.stderr"
 rc=$?
-traced CUPTITRACE_OUTPUT="$out/fixed/run" "$samples/vector_add" >>"$out/fixed.stdout" 2>>"$out/fixed.stderr" &
+# env execs the program: $! is its pid (the function `traced` would add a subshell).
+env CUDA_INJECTION64_PATH="$lib" CUPTITRACE_SUMMARY=none CUPTITRACE_OUTPUT="$out/fixed/run" "$samples/vector_add" \
+  >>"$out/fixed.stdout" 2>>"$out/fixed.stderr" &
 second=$!
 wait $second
 rc2=$?
@@ -140,7 +142,7 @@ def kernels(path):
     t = json.load(open(path))
     return t["metadata"], sum(1 for e in t["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "kernel")
 names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(directory, "*.json")))
-if names != ["run.json", f"run.{second}.json"]:
+if names != sorted(["run.json", f"run.{second}.json"]):
     problems.append(f"traces {names}, expected run.json and run.{second}.json")
 else:
     meta, n = kernels(os.path.join(directory, "run.json"))

@@ -139,4 +139,20 @@ TEST_CASE("outputsExist sees a trace written under the prefix, and nothing else"
   CHECK(outputsExist((dir.path() / "zipped").string()));
 }
 
+TEST_CASE("untakenPrefix moves a trace whose name is taken to PREFIX.PID, and says so", "[export]") {
+  TempDir dir;
+  const std::string prefix = (dir.path() / "run").string();
+  std::string message;
+  CHECK(untakenPrefix(prefix, 42, &message) == prefix);
+  CHECK(message.empty());
+  std::ofstream(dir.path() / "run.json") << "x";
+  CHECK(untakenPrefix(prefix, 42, &message) == prefix + ".42");
+  CHECK_THAT(message, Catch::Contains("run.42.*") && Catch::Contains("exists already"));
+  // Both taken: the name stays, and writing it says the file is kept.
+  std::ofstream(dir.path() / "run.42.native") << "x";
+  message.clear();
+  CHECK(untakenPrefix(prefix, 42, &message) == prefix);
+  CHECK(message.empty());
+}
+
 }  // namespace cuptitrace
