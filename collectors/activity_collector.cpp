@@ -451,6 +451,10 @@ void ActivityCollector::publishCounters() {
   if (leanRefused_ != 0) trace_.counters["refused_callbacks.api"] = leanRefused_;
   trace_.counters["dropped.cupti"] = cuptiDropped_.load();
   trace_.counters["cupti_buffers_refused"] = pool_.refused();
+  if (const uint64_t bad = pool_.badReleases(); bad != 0) {
+    trace_.counters["cupti_buffers_released_twice"] = bad;
+    logger().warn("{} CUPTI activity buffer(s) came back twice (or from elsewhere) and were not reused", bad);
+  }
   trace_.counters["cupti_buffers_completed"] = buffersCompleted_.load();
   trace_.counters["cupti_buffers_allocated"] = pool_.allocated();
   trace_.counters["cupti_buffer_bytes_allocated"] = pool_.allocatedBytes();

@@ -68,12 +68,21 @@ std::pair<uint8_t*, size_t> BufferPool::acquire() {
 void BufferPool::release(uint8_t* buffer) {
   if (buffer == nullptr) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  // A buffer released twice would be handed to two CUPTI threads at once:
+  // the second release is refused and counted. So is one not from the pool.
+  for (const Buffer& f : free_) {
+    if (f.data == buffer) {
+      badReleases_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+  }
   for (const Buffer& b : all_) {
     if (b.data == buffer) {
       free_.push_back(b);
       return;
     }
   }
+  badReleases_.fetch_add(1, std::memory_order_relaxed);
 }
 
 uint32_t BufferPool::allocated() const {

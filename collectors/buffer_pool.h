@@ -46,6 +46,8 @@ class BufferPool {
   uint64_t allocatedBytes() const;
   uint32_t inUse() const;
   uint64_t refused() const { return refused_.load(std::memory_order_relaxed); }
+  // Releases refused: a buffer already free, or one the pool never gave.
+  uint64_t badReleases() const { return badReleases_.load(std::memory_order_relaxed); }
 
  private:
   struct Buffer {
@@ -62,6 +64,7 @@ class BufferPool {
   std::vector<Buffer> all_;
   uint64_t allocatedBytes_ = 0;
   std::atomic<uint64_t> refused_{0};
+  std::atomic<uint64_t> badReleases_{0};
 };
 
 }  // namespace cuptitrace

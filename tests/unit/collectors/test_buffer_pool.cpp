@@ -74,6 +74,25 @@ TEST_CASE("buffer pool: returned buffers are reused, the largest first, with the
   int outside = 0;
   pool.release(reinterpret_cast<uint8_t*>(&outside));
   CHECK(pool.inUse() == 1);
+  CHECK(pool.badReleases() == 1);
+}
+
+TEST_CASE("buffer pool: a buffer released twice is handed out once", "[buffers]") {
+  BufferPool pool(256 * 1024, 2, 64 * kMiB);
+  const auto a = pool.acquire();
+  const auto b = pool.acquire();
+  REQUIRE(a.first != nullptr);
+  REQUIRE(b.first != nullptr);
+  pool.release(a.first);
+  pool.release(a.first);  // a second release: refused and counted
+  CHECK(pool.badReleases() == 1);
+  CHECK(pool.inUse() == 1);
+  // Two CUPTI threads asking now must not get the same buffer.
+  const auto c = pool.acquire();
+  const auto d = pool.acquire();
+  CHECK(c.first == a.first);
+  CHECK(d.first != a.first);
+  CHECK(d.first != b.first);
 }
 
 TEST_CASE("buffer pool: threads acquiring and releasing at once", "[buffers]") {
