@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "collectors/external_ids.h"
+#include "collectors/fork_guard.h"
 #include "collectors/osrt_state.h"
 #include "injection/tracer.h"
 
@@ -26,6 +27,9 @@ int answer(cuptitrace::PublicStatus status) { return static_cast<int>(status); }
 // core/fault_boundary.h), otherwise what f(ids) answers.
 template <typename R, typename F>
 R guarded(R notTraced, R failed, F&& f) noexcept {
+  // A forked child: CUPTI does not work there, and a lock a parent thread
+  // held at fork time stays locked for good. Nothing is taken or called.
+  if (cuptitrace::inForkedChild()) return notTraced;
   const cuptitrace::osrt::TracerScope ours;
   try {
     auto& tracer = cuptitrace::Tracer::instance();
