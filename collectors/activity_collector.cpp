@@ -6,6 +6,7 @@
 #include "collectors/osrt_state.h"
 #include "core/api_set.h"
 #include "core/log.h"
+#include "core/own_threads.h"
 
 namespace cuptitrace {
 namespace {
@@ -303,6 +304,7 @@ void ActivityCollector::drainBatch() {
 
 void ActivityCollector::drainLoop() noexcept {
   osrt::markTracerThread();
+  registerOwnThread("drain");
   auto lastFlush = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(queueMutex_);
   while (!stopping_) {

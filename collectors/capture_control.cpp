@@ -16,6 +16,7 @@
 #include "collectors/cupti_detach.h"
 #include "collectors/osrt_state.h"
 #include "core/log.h"
+#include "core/own_threads.h"
 #include "core/utf8.h"
 
 namespace cuptitrace {
@@ -37,7 +38,7 @@ constexpr auto kSettleBeforeDetach = std::chrono::milliseconds(100);
 // How often the capture thread looks whether a program thread has detached.
 constexpr int kDetachPollMs = 10;
 
-uint32_t currentThreadId() {
+uint32_t cachedThreadId() {
   thread_local const auto tid = static_cast<uint32_t>(::syscall(SYS_gettid));
   return tid;
 }
@@ -121,6 +122,7 @@ bool CaptureControl::start(std::string& error) {
   try {
     thread_ = std::thread([this] {
       osrt::markTracerThread();  // its waits are the tracer's, not the program's
+      registerOwnThread("capture");
       boundary_.run([this] { run(); });
     });
   } catch (const std::exception& e) {
@@ -295,7 +297,7 @@ void CaptureControl::nvtxOpening(CUpti_CallbackId cbid, const CUpti_NvtxData* da
   }
   const std::string name = rangeName(cbid, data);
   if (isPush(cbid))
-    apply(window_.rangePush(currentThreadId(), domainKey(pushDomain(cbid, data)), name), false);
+    apply(window_.rangePush(cachedThreadId(), domainKey(pushDomain(cbid, data)), name), false);
   else
     apply(window_.rangeStart(startedId(data), name), false);
   finished_ = window_.finished();
@@ -307,7 +309,7 @@ void CaptureControl::nvtxClosing(CUpti_CallbackId cbid, const CUpti_NvtxData* da
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopped_) return;
   if (isPop(cbid))
-    apply(window_.rangePop(currentThreadId(), domainKey(popDomain(cbid, data))), false);
+    apply(window_.rangePop(cachedThreadId(), domainKey(popDomain(cbid, data))), false);
   else
     apply(window_.rangeEnd(endedId(cbid, data)), false);
   finished_ = window_.finished();

@@ -17,9 +17,12 @@
 #include "core/log.h"
 #include "core/output_dir.h"
 #include "core/output_name.h"
+#include "core/own_threads.h"
 #include "core/version.h"
 #include "collectors/cupti_peers.h"
+#include "injection/exit_calls.h"
 #include "injection/process_info.h"
+#include "injection/signal_text.h"
 #include "injection/signals.h"
 
 extern char** environ;
@@ -34,8 +37,17 @@ namespace {
 // (tests/gpu/nvtx_memory.sh).
 uint64_t storeBudget(uint64_t cap) { return cap - std::min<uint64_t>(cap / 16, uint64_t{32} << 20); }
 
-void finishAtExit() { Tracer::instance().finish(); }
-void writeAtSignal(int sig) { Tracer::instance().finishAtSignal(sig); }
+void finishAtExit() {
+  // A polite signal's ending under way: its watcher writes, then ends the
+  // process with the signal's status, as it would end untraced.
+  if (waitForSignalEnding()) return;
+  Tracer::instance().finish();
+}
+// On the watcher thread: 0 for an exit call (_exit, quick_exit).
+void writeAtSignal(int sig) {
+  if (sig == 0) Tracer::instance().finish();
+  else Tracer::instance().finishAtSignal(sig);
+}
 
 // CUPTI's clock, carried on once CUPTI is detached (collectors/cupti_detach.h).
 uint64_t cuptiNow() { return traceClockNs(); }
@@ -54,20 +66,6 @@ int32_t driverVersion() {
   return 0;
 }
 
-const char* signalName(int sig) {
-  switch (sig) {
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
-    default: return "a signal";
-  }
-}
 
 }  // namespace
 
@@ -92,6 +90,8 @@ void Tracer::start() {
         installForkGuard(config_.logLevel >= LogLevel::Warn);
         std::atexit(finishAtExit);
         installSignalHandlers(writeAtSignal);
+        // After the handlers: the program's later signal calls keep them.
+        redirectExitCalls();
       }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "cuptitrace: tracing is off for this process: %s\n", e.what());
@@ -221,7 +221,10 @@ bool Tracer::startCollection() {
   // The directory is made (or replaced) now: the journal goes there too.
   outputPattern_ = config_.output;
   useOutputDirectory(spillName);
-  enableSpillJournal(trace_, spillPathFor(outputPattern_, spillName), config_.spill);
+  const std::string journal = spillPathFor(outputPattern_, spillName);
+  enableSpillJournal(trace_, journal, config_.spill);
+  // What a repeated signal, or a fault of ours, says is kept.
+  if (config_.spill != SpillMode::Off) noteJournal(journal.c_str());
   logger().info("tracing {} (pid {}): {}", process.processName, process.pid,
                 activityNames(config_.activities));
   return true;
@@ -281,7 +284,7 @@ void Tracer::finish() { finishWith(0); }
 void Tracer::finishAtSignal(int sig) {
   if (!active_ || inForkedChild()) return;
   std::fprintf(stderr, "cuptitrace: %s: writing the trace, then ending as the signal would\n",
-               signalName(sig));
+               signal_text::signalName(sig));
   finishWith(sig);
 }
 
@@ -292,6 +295,8 @@ void Tracer::finishWith(int sig) {
     return;
   }
   std::call_once(finishOnce_, [this, sig] {
+    // A fault from here on is the tracer's (injection/signals.h).
+    registerOwnThread("trace writer");
     // The export's own file writes and locks are not the program's calls.
     osrt::disarm();
     const osrt::TracerScope ours;
@@ -299,18 +304,23 @@ void Tracer::finishWith(int sig) {
       finishCollection();
       // Ended by a signal, the process may be killed while it writes (Slurm
       // sends SIGKILL 30 s after SIGTERM): the journal takes everything
-      // first, on disk, for `cuptitrace recover`.
+      // first, on disk, for `cuptitrace recover`. Without one, the native
+      // trace (compact, complete) is written first, asked for or not.
+      bool durable = false;
       if (sig != 0 && sealSpillJournal(trace_)) {
+        durable = true;
         trace_.counters["spill.sealed"] = 1;
+        noteJournalSealed();
         std::fprintf(stderr, "cuptitrace: %s holds the whole trace until the outputs are written\n",
                      trace_.store.spillFile()->path().c_str());
       }
-      writeOutputs();
+      writeOutputs(sig != 0 && !durable);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "cuptitrace: could not write the trace: %s\n", e.what());
     } catch (...) {
       std::fprintf(stderr, "cuptitrace: could not write the trace: unexpected error\n");
     }
+    unregisterOwnThread();
   });
 }
 

@@ -64,7 +64,9 @@ class Tracer {
   void startOsrt();
   void finishWith(int sig);  // sig 0: a normal exit
   void finishCollection();
-  void writeOutputs();
+  // `nativeFirst`: the native trace first, even if not asked for (an ending
+  // by signal with no journal to hold the trace meanwhile).
+  void writeOutputs(bool nativeFirst);
   bool didNoGpuWork() const;
   void keepApiCallsInWindows();
 

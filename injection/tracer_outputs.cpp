@@ -30,7 +30,7 @@ bool Tracer::didNoGpuWork() const {
   return true;
 }
 
-void Tracer::writeOutputs() {
+void Tracer::writeOutputs(bool nativeFirst) {
   // Rows of the GPU activities and API calls tables printed at exit; the
   // reports file holds every row.
   constexpr size_t kExitSummaryRows = 10;
@@ -68,7 +68,13 @@ void Tracer::writeOutputs() {
     prefix = untakenPrefix(prefix, trace_.meta.pid, &message);
     if (!message.empty()) std::fprintf(stderr, "cuptitrace: %s\n", message.c_str());
   }
-  const ExportResult result = exportAll(trace_, config_.formats, prefix, config_.overwrite, config_.splitBytes);
+  // The native trace is written before every other format (formats/export_all.h).
+  uint32_t formats = config_.formats;
+  if (nativeFirst && !(formats & kFormatNative)) {
+    formats |= kFormatNative;
+    std::fprintf(stderr, "cuptitrace: no spill journal holds the trace: %s.native is written first\n", prefix.c_str());
+  }
+  const ExportResult result = exportAll(trace_, formats, prefix, config_.overwrite, config_.splitBytes);
   for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace: %s\n", e.c_str());
   std::vector<std::string> written = result.written;
 
