@@ -53,7 +53,7 @@ samples=()
 for cu in samples/*.cu; do
   s=$(basename "$cu" .cu)
   case $s in
-    cupti_taken | abnormal_end | contexts_streams | profiler_window | capture_steps | fork_children | \
+    cupti_taken | abnormal_end | endings | contexts_streams | profiler_window | capture_steps | fork_children | \
       busy_threads | segv_recover | nvtx_unique_ranges | peer_copy | graph_branches) ;;
     *) samples+=("$s") ;;
   esac
