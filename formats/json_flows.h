@@ -4,6 +4,16 @@
 // not v1). From each OpenACC event to the GPU slices its CUDA calls launched
 // (openacc_flows.h): v1 "s"/"f" events (cat "openacc"), bound to the slice
 // they are written right after: same track, same time.
+//
+// Ids. Perfetto's JSON importer (src/trace_processor/importers/json/
+// json_trace_parser_impl.cc, importers/common/flow_tracker.cc) takes a v2
+// bind_id as the flow's id as it is, but gives each distinct v1 (id, cat,
+// name) a new id from a counter that starts at 0, in the same id space; an
+// id that starts a second arrow is an error (flow_duplicate_id) and that
+// arrow is lost. So bind_ids are placed above the v1 arrows: the v1 ids are
+// the correlation ids (plus the trace's flow base), the bind_ids the same
+// plus the number of CUDA calls tied to OpenACC events in the whole file,
+// which no count of v1 arrows can pass (JsonPlacement::v1Flows).
 #pragma once
 
 #include <algorithm>
@@ -40,11 +50,15 @@ class JsonFlows {
       maxCorrelation_ = std::max<uint64_t>(maxCorrelation_, r.correlationId);
     });
   }
-  // The largest bind_id it writes, before its placement's base.
+  // The largest flow id it writes, before its placement's bases.
   uint64_t maxFlowId() const { return maxCorrelation_; }
-  // `flowBase` is added to every id; `base` is the time events are written relative to.
-  void place(uint64_t flowBase, uint64_t base) {
+  // At least as many as the v1 arrows it writes (one per CUDA call tied to an OpenACC event).
+  uint64_t v1Flows() const { return accFlows_.calls(); }
+  // `flowBase` is added to every id and `v1Flows` (the file's) to every
+  // bind_id; `base` is the time events are written relative to.
+  void place(uint64_t flowBase, uint64_t v1Flows, uint64_t base) {
     flowBase_ = flowBase;
+    bindBase_ = flowBase + v1Flows;
     base_ = base;
   }
   // Arrows ended on GPU work launched by a drawn call: metadata "flows".
@@ -54,7 +68,7 @@ class JsonFlows {
   JSON_FLOW_FN out(size_t index, const ApiRecord& r) {
     if (sources_.isSource(index, r) && gpuDrawn_.contains(r.correlationId)) {
       b_.lit(",\"bind_id\":");
-      b_.uint(flowBase_ + r.correlationId);
+      b_.uint(bindBase_ + r.correlationId);
       b_.lit(",\"flow_out\":true");
     }
   }
@@ -62,7 +76,7 @@ class JsonFlows {
   JSON_FLOW_FN in(uint32_t correlationId) {
     if (!sources_.hasSource(correlationId)) return;
     b_.lit(",\"bind_id\":");
-    b_.uint(flowBase_ + correlationId);
+    b_.uint(bindBase_ + correlationId);
     b_.lit(",\"flow_in\":true");
     ++flows_;
     ++e_.stats.flows;
@@ -105,7 +119,8 @@ class JsonFlows {
   const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
   IdSet gpuDrawn_;               // correlation ids of drawn GPU work
   uint64_t maxCorrelation_ = 0;
-  uint64_t flowBase_ = 0;
+  uint64_t flowBase_ = 0;  // of v1 ids
+  uint64_t bindBase_ = 0;  // of bind_ids: above every v1 arrow of the file
   uint64_t base_ = 0;
   uint64_t flows_ = 0;
 };
