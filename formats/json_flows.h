@@ -1,7 +1,8 @@
 // The arrows of a Chrome JSON timeline. From each launching call to the GPU
-// work it launched, in the "v2" encoding: "bind_id" with "flow_out" on the
-// call's X event and "flow_in" on the GPU slice's (chrome_json.cpp says why
-// not v1). From each OpenACC event to the GPU slices its CUDA calls launched
+// work it launched (for the body of a graph's conditional node, the graph
+// launch that ran it: graph_bodies.h), in the "v2" encoding: "bind_id" with
+// "flow_out" on the call's X event and "flow_in" on the GPU slice's
+// (chrome_json.cpp says why not v1). From each OpenACC event to the GPU slices its CUDA calls launched
 // (openacc_flows.h): v1 "s"/"f" events (cat "openacc"), bound to the slice
 // they are written right after: same track, same time.
 //
@@ -24,6 +25,7 @@
 #include "formats/json_events.h"
 #include "formats/json_tracks.h"
 #include "timeline/flow_sources.h"
+#include "timeline/graph_bodies.h"
 #include "timeline/openacc_flows.h"
 #include "timeline/timeline_slices.h"
 #include "timeline/track_layout.h"
@@ -36,17 +38,16 @@ namespace cuptitrace {
 class JsonFlows {
  public:
   JsonFlows(const Trace& trace, const TimelineRecords& rec, JsonEvents& events)
-      : rec_(rec), e_(events), b_(events.b), sources_(rec.api), accFlows_(trace) {}
+      : e_(events), b_(events.b), sources_(rec.api), accFlows_(trace), bodies_(rec) {}
 
   // Notes the ids of drawn GPU work: only calls that launched some get a
   // flow_out, so every arrow written has both ends.
   void plan() {
     gpuDrawn_ = IdSet(sources_.lo(), sources_.hi(), sources_.calls());
-    auto mark = [&](const auto& r) {
-      if (drawable(r.start, r.end)) gpuDrawn_.insert(r.correlationId);
-    };
-    rec_.forEachGpuWork(mark);
-    rec_.api.forEach([&](const ApiRecord& r) {
+    bodies_.forEachGpuWork([&](uint32_t correlation, const auto& r) {
+      if (drawable(r.start, r.end)) gpuDrawn_.insert(correlation);
+    });
+    bodies_.records().api.forEach([&](const ApiRecord& r) {
       maxCorrelation_ = std::max<uint64_t>(maxCorrelation_, r.correlationId);
     });
   }
@@ -72,8 +73,11 @@ class JsonFlows {
       b_.lit(",\"flow_out\":true");
     }
   }
-  // The flow end on GPU work launched by a call that is drawn.
-  JSON_FLOW_FN in(uint32_t correlationId) {
+  // The flow end on GPU work (`r`, at `index` of its kind) launched by a
+  // call that is drawn; a conditional node's body ends its launch's.
+  template <typename R>
+  JSON_FLOW_FN in(const R& r, size_t index) {
+    const uint32_t correlationId = bodies_.correlation(r, index);
     if (!sources_.hasSource(correlationId)) return;
     b_.lit(",\"bind_id\":");
     b_.uint(bindBase_ + correlationId);
@@ -112,11 +116,11 @@ class JsonFlows {
     if (phase[0] == 'f') ++e_.stats.flows;
   }
 
-  const TimelineRecords& rec_;
   JsonEvents& e_;
   JsonText& b_;  // e_.b
   const FlowSources sources_;
   const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
+  const GraphBodies bodies_;     // the launch of each conditional node's body
   IdSet gpuDrawn_;               // correlation ids of drawn GPU work
   uint64_t maxCorrelation_ = 0;
   uint64_t flowBase_ = 0;  // of v1 ids
