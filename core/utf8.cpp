@@ -79,4 +79,19 @@ std::string validUtf8(std::string_view s) {
   return out;
 }
 
+bool isValidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    if (*p < 0x80) {
+      ++p;
+      continue;
+    }
+    bool valid;
+    p += scanUtf8(p, end, &valid);
+    if (!valid) return false;
+  }
+  return true;
+}
+
 }  // namespace cuptitrace

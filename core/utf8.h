@@ -20,4 +20,8 @@ size_t scanUtf8(const unsigned char* p, const unsigned char* end, bool* valid);
 // `s` with each invalid sequence replaced by U+FFFD, as scanUtf8 delimits them.
 std::string validUtf8(std::string_view s);
 
+// True when `s` is valid UTF-8 as it is: what a text writer checks first, so
+// that the common case (ASCII names) costs a scan and no copy.
+bool isValidUtf8(std::string_view s);
+
 }  // namespace cuptitrace

@@ -22,7 +22,8 @@
 //   "s"/"f" event binds to whatever slice is innermost open on its track when
 //   it is processed: at equal timestamps that can be a driver call nested in
 //   the runtime call, an NVTX range, or the previous kernel on the stream.
-//   bind_id is the correlation id: one source per id, unique in the file, and
+//   bind_id is the correlation id (above the ids Perfetto gives OpenACC's v1
+//   arrows, json_flows.h): one source per id, unique in the file, and
 //   since a flow_in does not close the flow, every kernel of a graph launch
 //   gets its arrow from the one cudaGraphLaunch.
 // - Arguments are those of the Perfetto protobuf (pftrace_slices.h), the
@@ -117,15 +118,16 @@ class ChromeJsonWriter {
     layout_.setTracks(tracks.size(), [&](size_t t) { return tracks[t].policy(); });
   }
   uint64_t ownBase() const { return base_; }
-  // The largest bind_id and the number of async ids it writes, before its placement's bases.
+  // The largest flow id and the number of async ids it writes, before its placement's bases.
   uint64_t maxFlowId() const { return flows_.maxFlowId(); }
+  uint64_t v1Flows() const { return flows_.v1Flows(); }
   uint64_t asyncIds() const { return nvtx_.asyncIds(); }
 
   // Its events, with the commas before them, into the traceEvents array.
   void writeEvents(const JsonPlacement& placement) {
     place_ = placement;
     if (place_.merged) base_ = place_.base;
-    flows_.place(place_.flowBase, base_);
+    flows_.place(place_.flowBase, place_.v1Flows, base_);
     slices_.setBase(base_);
     names_.writeProcessesAndTracks(place_.sortBase);
     for (size_t w = 0; w < layout_.windows(); ++w) writeWindow(w);
@@ -193,7 +195,9 @@ JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out, size_t wi
   ChromeJsonWriter writer(in, sink, windowSlices);
   writer.plan();
   sink.b.lit("{\"traceEvents\":[\n");
-  writer.writeEvents(JsonPlacement{});
+  JsonPlacement place;
+  place.v1Flows = writer.v1Flows();
+  writer.writeEvents(place);
   sink.b.lit("\n],\n\"metadata\":");
   writer.writeMetadata();
   sink.b.lit("}\n");
@@ -216,6 +220,7 @@ JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::o
   sink.b.lit("{\"traceEvents\":[\n");
   JsonPlacement place;
   place.merged = true;
+  for (const auto& writer : writers) place.v1Flows += writer->v1Flows();
   for (size_t i = 0; i < writers.size(); ++i) {
     const auto offset = static_cast<uint64_t>(inputs[i].trace->meta.wallClockOffsetNs());
     place.base = wallBase - offset;  // on this trace's clock

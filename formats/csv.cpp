@@ -4,7 +4,8 @@
 // keep the files diff- and grep-friendly): fields are separated by commas, and
 // a text field is quoted when it holds a comma, a quote, CR or LF, or starts
 // or ends with white space (which some readers would otherwise trim), with
-// inner quotes doubled. Numbers are never quoted. Times are integer
+// inner quotes doubled; text is UTF-8, each invalid sequence in a recorded
+// name replaced by U+FFFD (csv_writer.h). Numbers are never quoted. Times are integer
 // nanoseconds on the trace clock, absolute (not relative to the trace start),
 // so rows of different tables can be joined on them. Rows come in the order
 // the store holds them.

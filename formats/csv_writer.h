@@ -1,6 +1,6 @@
 // The CSV tables' writer: one row at a time into a buffer handed to the
 // stream in blocks, every field quoted as RFC 4180 says when it must be
-// (csv.cpp describes the format).
+// (csv.cpp describes the format), every text field valid UTF-8.
 #pragma once
 
 #include <cassert>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/records.h"
+#include "core/utf8.h"
 
 namespace cuptitrace {
 
@@ -54,7 +55,15 @@ class CsvWriter {
     buffer_.append(tmp, static_cast<size_t>(result.ptr - tmp));
     endField();
   }
+  // Text as recorded may hold any bytes (a range message, a kernel or thread
+  // name); readers decode CSV as UTF-8 (Python's csv module, pandas) and fail
+  // on the first invalid byte, so each invalid sequence becomes U+FFFD, as
+  // in the JSON. The native trace keeps the bytes.
   void text(std::string_view s) {
+    if (!isValidUtf8(s)) {
+      const std::string valid = validUtf8(s);
+      return text(valid);
+    }
     if (!csvNeedsQuoting(s)) {
       buffer_.append(s);
     } else {

@@ -51,7 +51,11 @@ class JsonEvents {
 struct JsonPlacement {
   bool merged = false;
   uint64_t base = 0;       // on the trace's clock: times are written relative to it
-  uint64_t flowBase = 0;   // added to every bind_id (its correlation ids)
+  uint64_t flowBase = 0;   // added to every flow id (its correlation ids)
+  // At least the number of v1 ("s"/"f") arrows in the whole file, added to
+  // every bind_id as well: Perfetto numbers v1 arrows 0, 1, 2, ... in the id
+  // space of bind_ids (json_flows.h), so bind_ids start above them.
+  uint64_t v1Flows = 0;
   uint64_t asyncBase = 0;  // added to every NVTX async id
   uint64_t sortBase = 0;   // added to every process_sort_index
 };

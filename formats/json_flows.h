@@ -1,9 +1,20 @@
 // The arrows of a Chrome JSON timeline. From each launching call to the GPU
-// work it launched, in the "v2" encoding: "bind_id" with "flow_out" on the
-// call's X event and "flow_in" on the GPU slice's (chrome_json.cpp says why
-// not v1). From each OpenACC event to the GPU slices its CUDA calls launched
+// work it launched (for the body of a graph's conditional node, the graph
+// launch that ran it: graph_bodies.h), in the "v2" encoding: "bind_id" with
+// "flow_out" on the call's X event and "flow_in" on the GPU slice's
+// (chrome_json.cpp says why not v1). From each OpenACC event to the GPU slices its CUDA calls launched
 // (openacc_flows.h): v1 "s"/"f" events (cat "openacc"), bound to the slice
 // they are written right after: same track, same time.
+//
+// Ids. Perfetto's JSON importer (src/trace_processor/importers/json/
+// json_trace_parser_impl.cc, importers/common/flow_tracker.cc) takes a v2
+// bind_id as the flow's id as it is, but gives each distinct v1 (id, cat,
+// name) a new id from a counter that starts at 0, in the same id space; an
+// id that starts a second arrow is an error (flow_duplicate_id) and that
+// arrow is lost. So bind_ids are placed above the v1 arrows: the v1 ids are
+// the correlation ids (plus the trace's flow base), the bind_ids the same
+// plus the number of CUDA calls tied to OpenACC events in the whole file,
+// which no count of v1 arrows can pass (JsonPlacement::v1Flows).
 #pragma once
 
 #include <algorithm>
@@ -14,6 +25,7 @@
 #include "formats/json_events.h"
 #include "formats/json_tracks.h"
 #include "timeline/flow_sources.h"
+#include "timeline/graph_bodies.h"
 #include "timeline/openacc_flows.h"
 #include "timeline/timeline_slices.h"
 #include "timeline/track_layout.h"
@@ -26,25 +38,28 @@ namespace cuptitrace {
 class JsonFlows {
  public:
   JsonFlows(const Trace& trace, const TimelineRecords& rec, JsonEvents& events)
-      : rec_(rec), e_(events), b_(events.b), sources_(rec.api), accFlows_(trace) {}
+      : e_(events), b_(events.b), sources_(rec.api), accFlows_(trace), bodies_(rec) {}
 
   // Notes the ids of drawn GPU work: only calls that launched some get a
   // flow_out, so every arrow written has both ends.
   void plan() {
     gpuDrawn_ = IdSet(sources_.lo(), sources_.hi(), sources_.calls());
-    auto mark = [&](const auto& r) {
-      if (drawable(r.start, r.end)) gpuDrawn_.insert(r.correlationId);
-    };
-    rec_.forEachGpuWork(mark);
-    rec_.api.forEach([&](const ApiRecord& r) {
+    bodies_.forEachGpuWork([&](uint32_t correlation, const auto& r) {
+      if (drawable(r.start, r.end)) gpuDrawn_.insert(correlation);
+    });
+    bodies_.records().api.forEach([&](const ApiRecord& r) {
       maxCorrelation_ = std::max<uint64_t>(maxCorrelation_, r.correlationId);
     });
   }
-  // The largest bind_id it writes, before its placement's base.
+  // The largest flow id it writes, before its placement's bases.
   uint64_t maxFlowId() const { return maxCorrelation_; }
-  // `flowBase` is added to every id; `base` is the time events are written relative to.
-  void place(uint64_t flowBase, uint64_t base) {
+  // At least as many as the v1 arrows it writes (one per CUDA call tied to an OpenACC event).
+  uint64_t v1Flows() const { return accFlows_.calls(); }
+  // `flowBase` is added to every id and `v1Flows` (the file's) to every
+  // bind_id; `base` is the time events are written relative to.
+  void place(uint64_t flowBase, uint64_t v1Flows, uint64_t base) {
     flowBase_ = flowBase;
+    bindBase_ = flowBase + v1Flows;
     base_ = base;
   }
   // Arrows ended on GPU work launched by a drawn call: metadata "flows".
@@ -54,15 +69,18 @@ class JsonFlows {
   JSON_FLOW_FN out(size_t index, const ApiRecord& r) {
     if (sources_.isSource(index, r) && gpuDrawn_.contains(r.correlationId)) {
       b_.lit(",\"bind_id\":");
-      b_.uint(flowBase_ + r.correlationId);
+      b_.uint(bindBase_ + r.correlationId);
       b_.lit(",\"flow_out\":true");
     }
   }
-  // The flow end on GPU work launched by a call that is drawn.
-  JSON_FLOW_FN in(uint32_t correlationId) {
+  // The flow end on GPU work (`r`, at `index` of its kind) launched by a
+  // call that is drawn; a conditional node's body ends its launch's.
+  template <typename R>
+  JSON_FLOW_FN in(const R& r, size_t index) {
+    const uint32_t correlationId = bodies_.correlation(r, index);
     if (!sources_.hasSource(correlationId)) return;
     b_.lit(",\"bind_id\":");
-    b_.uint(flowBase_ + correlationId);
+    b_.uint(bindBase_ + correlationId);
     b_.lit(",\"flow_in\":true");
     ++flows_;
     ++e_.stats.flows;
@@ -98,14 +116,15 @@ class JsonFlows {
     if (phase[0] == 'f') ++e_.stats.flows;
   }
 
-  const TimelineRecords& rec_;
   JsonEvents& e_;
   JsonText& b_;  // e_.b
   const FlowSources sources_;
   const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
+  const GraphBodies bodies_;     // the launch of each conditional node's body
   IdSet gpuDrawn_;               // correlation ids of drawn GPU work
   uint64_t maxCorrelation_ = 0;
-  uint64_t flowBase_ = 0;
+  uint64_t flowBase_ = 0;  // of v1 ids
+  uint64_t bindBase_ = 0;  // of bind_ids: above every v1 arrow of the file
   uint64_t base_ = 0;
   uint64_t flows_ = 0;
 };

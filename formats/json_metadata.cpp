@@ -38,6 +38,9 @@ void JsonTraceMetadata::write(const JsonPlacement& place, const JsonTimelineCoun
   meta.u("max_lanes", counts.maxLanes);
   meta.u("lane_tracks", counts.laneTracks);
   meta.u("flows", counts.flows);
+  // Where OpenACC's arrows moved the bind_ids (json_flows.h): a bind_id less
+  // this is the call's correlation id (less flow_id_base, in a merged file).
+  if (place.v1Flows != 0) meta.u("bind_id_base", place.flowBase + place.v1Flows);
   meta.close();
 }
 

@@ -70,7 +70,7 @@ void JsonSlices::writeGraph(const Slice& s, const JsonTrack& t) {
   b_.uint(g.graphId);
   b_.put('"');
   sliceTimes(t, s);
-  flows_.in(g.correlationId);
+  flows_.in(g, s.index);
   argsAndEnd(s, g.start, g.end, [&](JsonArgs::Sink& a) { graphLaunchArgs(g, a); });
   flows_.openAccIn(g.correlationId, t, s);
 }
@@ -89,7 +89,7 @@ void JsonSlices::writeApi(const Slice& s, const JsonTrack& t) {
 void JsonSlices::writeKernel(const Slice& s, const JsonTrack& t) {
   const KernelRecord& k = rec_.kernels[s.index];
   beginSlice("kernel", strings_.quotedKernelName(k.name), t, s);
-  flows_.in(k.correlationId);
+  flows_.in(k, s.index);
   argsAndEnd(s, k.start, k.end, [&](JsonArgs::Sink& a) { kernelArgs(k, a); });
   flows_.openAccIn(k.correlationId, t, s);
 }
@@ -106,7 +106,7 @@ void JsonSlices::writeMemcpy(const Slice& s, const JsonTrack& t) {
   b_.put(memoryKindName(static_cast<MemoryKind>(m.dstKind)));
   b_.lit(")\"");
   sliceTimes(t, s);
-  flows_.in(m.correlationId);
+  flows_.in(m, s.index);
   argsAndEnd(s, m.start, m.end, [&](JsonArgs::Sink& a) { memcpyArgs(m, a); });
   flows_.openAccIn(m.correlationId, t, s);
 }
@@ -118,7 +118,7 @@ void JsonSlices::writeMemset(const Slice& s, const JsonTrack& t) {
   b_.put(memoryKindName(static_cast<MemoryKind>(m.memoryKind)));
   b_.lit(")\"");
   sliceTimes(t, s);
-  flows_.in(m.correlationId);
+  flows_.in(m, s.index);
   argsAndEnd(s, m.start, m.end, [&](JsonArgs::Sink& a) { memsetArgs(m, a); });
   flows_.openAccIn(m.correlationId, t, s);
 }

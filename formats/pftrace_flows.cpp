@@ -21,36 +21,30 @@ void PendingFlows::grow() {
 
 FlowWriter::FlowWriter(const Trace& trace, const TimelineRecords& rec, FlowIds& ids,
                        uint64_t offset)
-    : rec_(rec), ids_(ids), offset_(offset), sources_(rec.api), accFlows_(trace) {}
+    : rec_(rec), ids_(ids), offset_(offset), sources_(rec.api), accFlows_(trace), bodies_(rec) {}
 
 void FlowWriter::countGpuSlices() {
   gpuDrawn_ = IdSet(sources_.lo(), sources_.hi(), sources_.calls());
-  auto count = [&](const auto& r) {
-    if (!drawable(r.start, r.end) || !sources_.hasSource(r.correlationId)) return;
-    if (!gpuDrawn_.insert(r.correlationId)) ++moreGpu_[r.correlationId];
-  };
-  rec_.forEachGpuWork(count);
+  bodies_.forEachGpuWork([&](uint32_t correlation, const auto& r) {
+    if (!drawable(r.start, r.end) || !sources_.hasSource(correlation)) return;
+    if (!gpuDrawn_.insert(correlation)) ++moreGpu_[correlation];
+  });
 }
 
-namespace {
-
-// The correlation id of a slice that may end an arrow (GPU work on a stream), else 0.
-uint32_t arrowCorrelation(const TimelineRecords& rec, const Slice& s) {
+uint32_t FlowWriter::arrowCorrelation(const Slice& s) const {
   switch (s.source) {
     case SliceSource::Kernel:
-      return rec.kernels[s.index].correlationId;
+      return correlation(rec_.kernels[s.index], s.index);
     case SliceSource::Memcpy:
-      return rec.memcpys[s.index].correlationId;
+      return correlation(rec_.memcpys[s.index], s.index);
     case SliceSource::Memset:
-      return rec.memsets[s.index].correlationId;
+      return correlation(rec_.memsets[s.index], s.index);
     case SliceSource::Graph:
-      return rec.graphs[s.index].correlationId;
+      return correlation(rec_.graphs[s.index], s.index);
     default:
       return 0;
   }
 }
-
-}  // namespace
 
 FlowCounter::FlowCounter(const FlowWriter& flows, const TimelineRecords& rec)
     : w_(flows),
@@ -95,7 +89,7 @@ void FlowCounter::addWindow(const TrackRegistry& tracks, const EventSchedule& sc
     if (tracks[i].kind != TrackKind::Stream) continue;
     const Cursor& c = schedule.cursor(i);
     for (size_t at = c.slice; at < c.sliceEnd; ++at) {
-      const uint32_t correlation = arrowCorrelation(rec_, schedule.slice(at));
+      const uint32_t correlation = w_.arrowCorrelation(schedule.slice(at));
       if (!sources.hasSource(correlation)) continue;
       if (callsBefore_.contains(correlation)) {
         ++flows_;

@@ -3,7 +3,8 @@
 //
 // The launching call (FlowSources: the runtime call over the driver call it
 // made) starts one flow per GPU record it launched and each GPU record
-// terminates its own: a graph launch gets one arrow per kernel. Flow ids are
+// terminates its own: a graph launch gets one arrow per kernel, the bodies
+// of its conditional nodes included (graph_bodies.h). Flow ids are
 // small numbers taken from a pool shared by every trace of the file and given
 // back when their flow terminates (terminating flows free their id for reuse,
 // as TrackEvent documents), so they stay 1-2 byte varints: they go in the
@@ -28,6 +29,7 @@
 
 #include "core/trace.h"
 #include "timeline/flow_sources.h"
+#include "timeline/graph_bodies.h"
 #include "timeline/openacc_flows.h"
 #include "formats/pftrace_events.h"
 #include "timeline/timeline_slices.h"
@@ -129,6 +131,14 @@ class FlowWriter {
   uint64_t written() const { return written_; }  // arrows written, both ends
   const FlowSources& sources() const { return sources_; }
   bool gpuDrawn(uint32_t correlation) const { return gpuDrawn_.contains(correlation); }
+  // The correlation id of the arrow GPU work (`r`, at `index` of its kind)
+  // ends: its own, or for a conditional node's body its launch's.
+  template <typename R>
+  uint32_t correlation(const R& r, size_t index) const {
+    return bodies_.correlation(r, index);
+  }
+  // That of a slice that may end an arrow (GPU work on a stream), else 0.
+  uint32_t arrowCorrelation(const Slice& s) const;
 
   // ---- Writing -------------------------------------------------------------------
   // The flows a launch call starts: one per GPU slice it launched that is
@@ -193,6 +203,7 @@ class FlowWriter {
   const uint64_t offset_;  // wall clock minus trace clock, modulo 2^64
   const FlowSources sources_;
   const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
+  const GraphBodies bodies_;     // the launch of each conditional node's body
   // Which ids have GPU slices (gpuDrawn_, and how many more than one in
   // moreGpu_), the GPU slices written before their call (by id), the flows
   // started and not terminated: from calls, from OpenACC events.

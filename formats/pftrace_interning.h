@@ -180,7 +180,7 @@ class Interner {
   }
   uint32_t textIid(std::unordered_map<std::string, uint32_t>& iids, const std::string& text) {
     const auto [it, added] = iids.try_emplace(text, 0);
-    if (added) it->second = newValue(text);
+    if (added) it->second = newValue(validUtf8(text));  // NCCL parts come from a kernel's name
     return useValue(it->second);
   }
 

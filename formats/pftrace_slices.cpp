@@ -127,7 +127,7 @@ void SliceWriter::writeKernel(const Slice& s) {
   ev_.begin(kCatKernel);
   const uint32_t name = interner_.kernelNameIid(k.name);
   sliceFields(s, k, name, [&](ArgSink& a) { kernelArgs(k, a); });
-  flows_.endFlow(ev_, k.correlationId, s.start);
+  flows_.endFlow(ev_, flows_.correlation(k, s.index), s.start);
   ev_.finish(s.start);
 }
 
@@ -139,7 +139,7 @@ void SliceWriter::writeGraph(const Slice& s) {
   const uint32_t name = interner_.composedNameIid(
       (4u << 24) + g.graphId, [&] { return "Graph " + std::to_string(g.graphId); });
   sliceFields(s, g, name, [&](ArgSink& a) { graphLaunchArgs(g, a); });
-  flows_.endFlow(ev_, g.correlationId, s.start);
+  flows_.endFlow(ev_, flows_.correlation(g, s.index), s.start);
   ev_.finish(s.start);
 }
 
@@ -153,7 +153,7 @@ void SliceWriter::writeMemcpy(const Slice& s) {
            memoryKindName(static_cast<MemoryKind>(m.dstKind)) + ")";
   });
   sliceFields(s, m, name, [&](ArgSink& a) { memcpyArgs(m, a); });
-  flows_.endFlow(ev_, m.correlationId, s.start);
+  flows_.endFlow(ev_, flows_.correlation(m, s.index), s.start);
   ev_.finish(s.start);
 }
 
@@ -164,7 +164,7 @@ void SliceWriter::writeMemset(const Slice& s) {
     return std::string("Memset (") + memoryKindName(static_cast<MemoryKind>(m.memoryKind)) + ")";
   });
   sliceFields(s, m, name, [&](ArgSink& a) { memsetArgs(m, a); });
-  flows_.endFlow(ev_, m.correlationId, s.start);
+  flows_.endFlow(ev_, flows_.correlation(m, s.index), s.start);
   ev_.finish(s.start);
 }
 

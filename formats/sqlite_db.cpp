@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include "core/utf8.h"
+
 namespace cuptitrace {
 
 SqliteDb::~SqliteDb() { close(); }
@@ -61,6 +63,16 @@ void SqliteStatement::unsignedInteger(int column, uint64_t value) {
 }
 void SqliteStatement::real(int column, double value) { sqlite3_bind_double(stmt_, column, value); }
 void SqliteStatement::text(int column, std::string_view value) {
+  // A TEXT value must be UTF-8 (the database's encoding): SQLite stores
+  // whatever it is given, and readers then fail to decode it (Python's
+  // sqlite3 raises on the row). Names as recorded may hold any bytes, so each
+  // invalid sequence becomes U+FFFD, as in the JSON; SQLite copies that text
+  // (SQLITE_TRANSIENT), since it is ours only until this returns.
+  if (!isValidUtf8(value)) {
+    const std::string valid = validUtf8(value);
+    sqlite3_bind_text(stmt_, column, valid.data(), static_cast<int>(valid.size()), SQLITE_TRANSIENT);
+    return;
+  }
   // SQLITE_STATIC: the text outlives the step() that follows (no copy).
   sqlite3_bind_text(stmt_, column, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
 }

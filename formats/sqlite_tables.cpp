@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/demangle.h"
+#include "core/utf8.h"
 #include "formats/sqlite_schema.h"
 
 namespace cuptitrace {
@@ -417,10 +418,13 @@ class RecordWriter {
 SqliteStrings::SqliteStrings(SqliteDb& db) : insert_(db, "INSERT INTO StringIds (id, value) VALUES (?, ?)") {}
 
 int64_t SqliteStrings::id(std::string_view s) {
-  auto [it, added] = ids_.emplace(std::string(s), static_cast<int64_t>(ids_.size()));
+  // Keyed by the text the table holds (invalid UTF-8 replaced, as every text
+  // column is): two names that differ only in invalid bytes are one string.
+  auto [it, added] = ids_.emplace(isValidUtf8(s) ? std::string(s) : validUtf8(s),
+                                  static_cast<int64_t>(ids_.size()));
   if (!added) return it->second;
   insert_.integer(1, it->second);
-  insert_.text(2, s);
+  insert_.text(2, it->first);
   return insert_.step() ? it->second : -1;
 }
 

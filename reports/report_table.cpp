@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/utf8.h"
 #include "formats/json_text.h"
 
 namespace cuptitrace {
@@ -160,7 +161,10 @@ bool csvNeedsQuoting(std::string_view s) {
   return s.find_first_of(",\"\r\n") != std::string_view::npos;
 }
 
+// As the CSV tables write text (csv_writer.h): invalid UTF-8 becomes U+FFFD,
+// so that readers decoding the file as UTF-8 can read it.
 void csvText(std::string_view s, std::string& out) {
+  if (!isValidUtf8(s)) return csvText(validUtf8(s), out);
   if (!csvNeedsQuoting(s)) {
     out.append(s);
     return;
@@ -276,6 +280,10 @@ std::optional<ReportFormat> parseReportFormat(std::string_view text) {
 }
 
 std::string displayName(std::string_view name, size_t width) {
+  // Invalid UTF-8 replaced first, so that widths count what a terminal
+  // shows and a cut never splits a character.
+  const std::string valid = isValidUtf8(name) ? std::string() : validUtf8(name);
+  if (!valid.empty()) name = valid;
   std::string s;
   s.reserve(name.size());
   for (const char ch : name) {
@@ -366,7 +374,7 @@ std::string formatBytes(double bytes) {
 
 void renderText(const ReportTable& table, const RenderOptions& options, std::string& out) {
   const size_t shown = shownRows(table, options);
-  out += table.title;
+  out += validUtf8(table.title);  // it may hold a name given by the user (an unknown report's)
   if (shown < table.rows.size())
     out += " (top " + std::to_string(shown) + " of " + std::to_string(table.rows.size()) + ")";
   out += ":\n\n";

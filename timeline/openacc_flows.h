@@ -6,6 +6,7 @@
 // top of the call's own arrow.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -19,6 +20,9 @@ class OpenAccFlows {
   explicit OpenAccFlows(const Trace& trace);
 
   bool empty() const { return byEvent_.empty(); }
+  // How many CUDA calls are tied to an event: at most one arrow each, so at
+  // most this many distinct arrow ids.
+  size_t calls() const { return byCall_.size(); }
   // The correlation ids of the CUDA calls the event with `externalId` made;
   // nullptr for none (or externalId 0).
   const std::vector<uint32_t>* callsOf(uint32_t externalId) const {
