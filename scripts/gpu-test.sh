@@ -49,12 +49,13 @@ done
 # ---- 2. GPU tests -----------------------------------------------------------
 samples=()
 # cupti_taken, abnormal_end and contexts_streams are run by bad_input.sh, abnormal_end.sh and
-# robustness.sh; profiler_window, capture_steps and fork_children by capture.sh and children.sh.
+# robustness.sh; profiler_window, capture_steps and fork_children by capture.sh and children.sh;
+# timed_launches by kill_bound.sh.
 for cu in samples/*.cu; do
   s=$(basename "$cu" .cu)
   case $s in
     cupti_taken | abnormal_end | contexts_streams | profiler_window | capture_steps | fork_children | \
-      busy_threads | segv_recover | nvtx_unique_ranges | peer_copy | graph_branches) ;;
+      busy_threads | segv_recover | nvtx_unique_ranges | peer_copy | graph_branches | timed_launches) ;;
     *) samples+=("$s") ;;
   esac
 done
@@ -131,6 +132,13 @@ else
     0) echo "gpu.spill_recover: Passed" | tee -a "$LOGS/tests.log" ;;
     77) echo "gpu.spill_recover: Skipped" | tee -a "$LOGS/tests.log" ;;
     *) echo "gpu.spill_recover: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+  esac
+  echo "== gpu.kill_bound" | tee -a "$LOGS/tests.log"
+  bash tests/gpu/kill_bound.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/kill-bound" >>"$LOGS/tests.log" 2>&1
+  case $? in
+    0) echo "gpu.kill_bound: Passed" | tee -a "$LOGS/tests.log" ;;
+    77) echo "gpu.kill_bound: Skipped" | tee -a "$LOGS/tests.log" ;;
+    *) echo "gpu.kill_bound: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
   esac
   echo "== gpu.merge" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/merge.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/merge" >>"$LOGS/tests.log" 2>&1; then
