@@ -454,6 +454,9 @@ void ActivityCollector::stop() {
     drainPending();
   }
   decoder_.removeFilteredLaunches();
+  // The last records too: the outputs are written from here, and a process
+  // killed while writing them (the OOM killer) leaves the journal whole.
+  if (config_.spill == SpillMode::Always && config_.journalPeriodNs > 0) journalTails();
 }
 
 void ActivityCollector::publishCounters() {
