@@ -305,11 +305,15 @@ void ActivityCollector::drainBatch() {
 void ActivityCollector::drainLoop() noexcept {
   osrt::markTracerThread();
   registerOwnThread("drain");
-  auto lastFlush = std::chrono::steady_clock::now();
+  // With the journal written as records come (spill always), the chunks
+  // still filling go there too now and then (CUPTITRACE_JOURNAL_PERIOD).
+  const bool tails = config_.spill == SpillMode::Always && config_.journalPeriodNs > 0;
+  DrainSchedule schedule(kPeriodicFlush, std::chrono::nanoseconds(tails ? config_.journalPeriodNs : 0),
+                         std::chrono::steady_clock::now());
   std::unique_lock<std::mutex> lock(queueMutex_);
   while (!stopping_) {
     // Wake for completed buffers, and now and then for NVTX records.
-    queueCv_.wait_for(lock, std::chrono::milliseconds(500),
+    queueCv_.wait_for(lock, schedule.wait(std::chrono::steady_clock::now(), std::chrono::milliseconds(500)),
                       [this] { return stopping_ || wakeRequested_ || !queue_.empty(); });
     if (stopping_) break;
     wakeRequested_ = false;
@@ -319,9 +323,8 @@ void ActivityCollector::drainLoop() noexcept {
     // ended) keeps its records, and its buffer, until a flush. A periodic
     // default flush hands back every buffer whose records are complete.
     // Outside our locks: CUPTI calls bufferCompleted from inside it.
-    const auto now = std::chrono::steady_clock::now();
-    if (now - lastFlush >= kPeriodicFlush) {
-      lastFlush = now;
+    const DrainSchedule::Due due = schedule.due(std::chrono::steady_clock::now());
+    if (due.flush) {
       // flushMutex_ only keeps stop() and a detach from starting while this
       // flush runs; no one holding a CUPTI lock ever takes it.
       std::lock_guard<std::mutex> flushLock(flushMutex_);
@@ -330,7 +333,23 @@ void ActivityCollector::drainLoop() noexcept {
         cuptiActivityFlushAll(0);
       }
     }
+    if (due.tails) {
+      // What the flush handed over, and NVTX's records, go with them.
+      drainPending();
+      journalTails();
+    }
     lock.lock();
+  }
+}
+
+void ActivityCollector::journalTails() noexcept {
+  std::lock_guard<std::mutex> decodeLock(decodeMutex_);
+  if (drainBoundary_.stopped()) return;
+  // A failed write stops the journal, and its file says why; the records
+  // stay in memory either way.
+  try {
+    trace_.store.journalTails();
+  } catch (...) {
   }
 }
 
@@ -437,6 +456,9 @@ void ActivityCollector::stop() {
     drainPending();
   }
   decoder_.removeFilteredLaunches();
+  // The last records too: the outputs are written from here, and a process
+  // killed while writing them (the OOM killer) leaves the journal whole.
+  if (config_.spill == SpillMode::Always && config_.journalPeriodNs > 0) journalTails();
 }
 
 void ActivityCollector::publishCounters() {

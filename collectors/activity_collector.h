@@ -14,6 +14,7 @@
 
 #include "collectors/buffer_pool.h"
 #include "collectors/decoder.h"
+#include "collectors/drain_schedule.h"
 #include "core/config.h"
 #include "core/fault_boundary.h"
 #include "core/trace.h"
@@ -75,6 +76,8 @@ class ActivityCollector {
   void drainLoop() noexcept;
   void drainPending() noexcept;
   void drainBatch();
+  // Writes the journal's tails (TraceStore::journalTails), under the decoding lock.
+  void journalTails() noexcept;
   std::vector<CUpti_ActivityKind> kinds() const;
   // The lean API set (the `api` activity) per callback id, for each API whose
   // whole kind is not asked for; counts the callback ids CUPTI took.

@@ -223,25 +223,28 @@ constexpr uint64_t kMaxOsrtThresholdNs = 10'000'000'000ull;
 // Whole nanoseconds, microseconds, milliseconds or seconds ("1us", "500ns",
 // "2ms"); a bare number is nanoseconds, as nsys takes it.
 bool applyOsrtThreshold(std::string_view value, Config& c) {
-  size_t digits = 0;
-  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
-  const auto number = parseUint(value.substr(0, digits));
-  const std::string_view unit = value.substr(digits);
-  uint64_t scale = 0;
-  if (unit.empty() || unit == "ns") scale = 1;
-  else if (unit == "us") scale = 1000;
-  else if (unit == "ms") scale = 1000000;
-  else if (unit == "s") scale = 1000000000;
-  if (!number || scale == 0 || *number > kMaxOsrtThresholdNs / scale) return false;
-  c.osrtThresholdNs = *number * scale;
+  const auto ns = parseDurationNs(value);
+  if (!ns || *ns > kMaxOsrtThresholdNs) return false;
+  c.osrtThresholdNs = *ns;
   return true;
 }
 
-std::string osrtThresholdText(uint64_t ns) {
-  if (ns != 0 && ns % 1000000000 == 0) return std::to_string(ns / 1000000000) + "s";
-  if (ns != 0 && ns % 1000000 == 0) return std::to_string(ns / 1000000) + "ms";
-  if (ns != 0 && ns % 1000 == 0) return std::to_string(ns / 1000) + "us";
-  return std::to_string(ns) + "ns";
+// The journal's period: shorter ones would have CUPTI flushed and the
+// journal written more often than that costs is worth; longer ones are
+// hardly a bound.
+constexpr uint64_t kMinJournalPeriodNs = 10'000'000ull;
+constexpr uint64_t kMaxJournalPeriodNs = 3'600'000'000'000ull;
+
+bool applyJournalPeriod(std::string_view value, Config& c) {
+  const auto items = splitList(value);
+  if (items.size() == 1 && (items[0] == "0" || items[0] == "off")) {
+    c.journalPeriodNs = 0;
+    return true;
+  }
+  const auto ns = parseDurationNs(value);
+  if (!ns || *ns < kMinJournalPeriodNs || *ns > kMaxJournalPeriodNs) return false;
+  c.journalPeriodNs = *ns;
+  return true;
 }
 
 // Smallest and largest part for CUPTITRACE_SPLIT: smaller parts would be
@@ -360,9 +363,16 @@ const std::vector<ConfigVar>& configTable() {
        applyMaxMemory},
       {"CUPTITRACE_SPILL", "enum", "auto", "auto, always, off",
        "Spill file PREFIX.spill: auto writes records there past CUPTITRACE_MAX_MEMORY; always writes "
-       "every 4096 records of a kind as they come, so a killed run leaves them for `cuptitrace recover`; "
+       "every 4096 records of a kind as they come, and the rest every CUPTITRACE_JOURNAL_PERIOD, so a killed "
+       "run leaves them for `cuptitrace recover`; "
        "off drops records past the cap. It is deleted once the outputs are written.",
        applySpill},
+      {"CUPTITRACE_JOURNAL_PERIOD", "duration", "1s",
+       "0 or off (full chunks only), or a whole number of ms or s from 10ms to 1h (like 500ms, 2s)",
+       "With CUPTITRACE_SPILL=always: how often the records of chunks still filling go to the spill "
+       "file too (and CUPTI is asked for what it holds), so a killed run loses at most about this "
+       "much to `cuptitrace recover`; written, not flushed to disk: a crash of the machine may lose more.",
+       applyJournalPeriod},
       {"CUPTITRACE_QUIET", "bool", "0", "1, true, yes, on, 0, false, no, off",
        "Leave out the one-line summary on stderr at exit.", applyQuiet},
       {"CUPTITRACE_OVERWRITE", "bool", "0", "1, true, yes, on, 0, false, no, off",
@@ -466,6 +476,7 @@ std::vector<std::pair<std::string, std::string>> describeConfig(const Config& c)
       {"CUPTITRACE_BUFFER_MEMORY", formatSize(c.bufferMemory)},
       {"CUPTITRACE_MAX_MEMORY", formatSize(c.maxMemory)},
       {"CUPTITRACE_SPILL", spillModeName(c.spill)},
+      {"CUPTITRACE_JOURNAL_PERIOD", c.journalPeriodNs == 0 ? "0" : formatDuration(c.journalPeriodNs)},
       {"CUPTITRACE_QUIET", c.quiet ? "1" : "0"},
       {"CUPTITRACE_OVERWRITE", c.overwrite ? "1" : "0"},
       {"CUPTITRACE_SUMMARY", summaryName(c.summary)},
@@ -476,7 +487,7 @@ std::vector<std::pair<std::string, std::string>> describeConfig(const Config& c)
       {"CUPTITRACE_KERNEL_INCLUDE", c.kernelInclude},
       {"CUPTITRACE_KERNEL_EXCLUDE", c.kernelExclude},
       {"CUPTITRACE_GRAPHS", c.graphs == GraphMode::Graph ? "graph" : "node"},
-      {"CUPTITRACE_OSRT_THRESHOLD", osrtThresholdText(c.osrtThresholdNs)},
+      {"CUPTITRACE_OSRT_THRESHOLD", formatDuration(c.osrtThresholdNs)},
   };
 }
 

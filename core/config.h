@@ -79,6 +79,9 @@ struct Config {
   uint64_t bufferMemory = 256ull << 20;  // most bytes of CUPTI buffers allocated at once
   uint64_t maxMemory = 512ull << 20;   // cap on the record store
   SpillMode spill = SpillMode::Auto;   // what happens to records past maxMemory
+  // With spill Always: how often chunks still filling are written to the
+  // journal too (and CUPTI flushed first); 0: only full chunks.
+  uint64_t journalPeriodNs = 1'000'000'000;
   bool quiet = false;                  // no summary line at exit
   bool overwrite = false;              // replace existing output files
   SummaryMode summary = SummaryMode::Stderr;

@@ -54,7 +54,8 @@ struct RecoveryReport {
   uint64_t readBytes = 0;     // from the start to the end of the last block read
   uint64_t ignoredBytes = 0;  // skipped chunks and the unreadable tail
   uint64_t blocks = 0;
-  uint64_t chunks = 0;         // chunks whose records were taken
+  uint64_t chunks = 0;         // chunks whose records were taken (full, or still filling)
+  uint64_t tails = 0;          // TAIL blocks read: the records of chunks still filling
   uint64_t skippedChunks = 0;  // chunks whose checksum failed (rewritten as the process died)
   uint64_t deadChunks = 0;     // chunks of records filtered out before the end
   uint64_t missingChunks = 0;  // gaps in a kind's chunk sequence

@@ -29,14 +29,31 @@
 //   INFO     (4)  devices, contexts, stream/thread/device/context names (the native
 //                 METADATA encoding of them); the latest one counts
 //   DEAD     (5)  a CHUNK whose records left the trace (filtered out); only its
-//                 header is rewritten, in place
+//                 header is rewritten, in place. The slot's earlier versions
+//                 (TAIL blocks before it) are gone with it.
 //   PAD      (6)  skipped; keeps a chunk inside one mapped segment
+//   TAIL     (7)  uint8 kind, 3 zero bytes, uint32 sizeof(record), uint32 slot,
+//                 uint32 first, uint32 count, 4 zero bytes, raw records: records
+//                 [first, first + count) of a chunk still filling. From `first`
+//                 on, the slot holds these (what it had past them is gone);
+//                 first 0 and count 0 empties it (it left the trace). Written
+//                 now and then (CUPTITRACE_JOURNAL_PERIOD) with only what was
+//                 added since the last one, so a killed process leaves its
+//                 last records too; a later CHUNK of the slot replaces them.
+//
+// A slot's versions follow file order: a CHUNK replaces what the slot had, a
+// TAIL replaces it from `first` on (ignored when `first` is past what the
+// slot holds: a version before it was lost), a DEAD empties it.
 //
 // Chunks are the only blocks rewritten in place (the store filtering records
 // after they were spilled): payload first, then the header with the new
 // checksum. A reader that finds a chunk whose payload does not match its
 // checksum skips that chunk and goes on; any other block that does not check
 // out ends the readable part (a torn tail).
+//
+// TAIL came after version 1 was first written, without a new version: a
+// reader that predates it skips the blocks (it gets the full chunks only, as
+// before), and journals without them read as they always did.
 #pragma once
 
 #include <cstddef>
@@ -61,7 +78,7 @@ inline constexpr uint64_t kAlign = 16;
 // chunk never straddles two (a PAD block moves it to the next).
 inline constexpr uint64_t kSegmentBytes = uint64_t{256} << 20;
 
-enum class Block : uint32_t { Metadata = 1, Strings = 2, Chunk = 3, Info = 4, Dead = 5, Pad = 6 };
+enum class Block : uint32_t { Metadata = 1, Strings = 2, Chunk = 3, Info = 4, Dead = 5, Pad = 6, Tail = 7 };
 
 struct BlockHeader {
   uint32_t type;
@@ -79,6 +96,18 @@ struct ChunkHeader {
   uint32_t count;
 };
 static_assert(sizeof(ChunkHeader) == kChunkHeaderBytes);
+
+struct TailHeader {
+  uint8_t kind;
+  uint8_t reserved[3];
+  uint32_t recordSize;
+  uint32_t slot;
+  uint32_t first;
+  uint32_t count;
+  uint32_t reserved2;
+};
+inline constexpr uint64_t kTailHeaderBytes = 24;
+static_assert(sizeof(TailHeader) == kTailHeaderBytes);
 
 inline constexpr uint64_t alignUp(uint64_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
 

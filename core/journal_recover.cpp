@@ -1,11 +1,12 @@
 // Reading a spill journal back into a trace (`cuptitrace recover`).
 #include <algorithm>
 #include <cstring>
-#include <map>
+#include <vector>
 
 #include "core/journal.h"
 #include "core/journal_blocks.h"
 #include "core/journal_format.h"
+#include "core/journal_slots.h"
 
 namespace cuptitrace {
 namespace {
@@ -13,11 +14,8 @@ namespace {
 using journal::Block;
 using journal::BlockHeader;
 using journal::ChunkHeader;
-
-struct FoundChunk {
-  uint32_t id;
-  uint32_t count;
-};
+using journal::SlotVersions;
+using journal::TailHeader;
 
 const char* blockName(uint32_t type) {
   switch (static_cast<Block>(type)) {
@@ -27,6 +25,7 @@ const char* blockName(uint32_t type) {
     case Block::Info: return "INFO";
     case Block::Dead: return "DEAD";
     case Block::Pad: return "PAD";
+    case Block::Tail: return "TAIL";
   }
   return "unknown";
 }
@@ -34,7 +33,11 @@ const char* blockName(uint32_t type) {
 class JournalReader {
  public:
   JournalReader(SpillFile& file, Trace& trace, RecoveryReport& report)
-      : file_(file), trace_(trace), report_(report) {}
+      : file_(file), trace_(trace), report_(report) {
+    for (int k = 0; k < kRecordKindCount; ++k)
+      visitRecordKind(static_cast<RecordKind>(k),
+                      [&](auto tag) { found.emplace_back(sizeof(typename decltype(tag)::type)); });
+  }
 
   void read() {
     const uint64_t size = file_.size();
@@ -65,8 +68,8 @@ class JournalReader {
     report_.ignoredBytes += size - report_.readBytes;
   }
 
-  // Per kind, by slot: the chunks found, later copies of a slot replacing earlier ones.
-  std::map<uint32_t, FoundChunk> found[kRecordKindCount];
+  // Per kind: each slot's latest version, in file order.
+  std::vector<SlotVersions> found;
   uint64_t lastEnd = 0;
 
  private:
@@ -83,6 +86,7 @@ class JournalReader {
     if (type == Block::Pad) return true;
     if (type == Block::Dead) {
       ++report_.deadChunks;
+      readDead(h, payloadOff);
       return true;
     }
     if (type == Block::Chunk) {
@@ -93,6 +97,10 @@ class JournalReader {
     if (payload == nullptr || !checksumOk(h, payload)) {
       stop(off, std::string("a damaged ") + blockName(h.type) + " block");
       return false;
+    }
+    if (type == Block::Tail) {
+      readTail(h, payload);
+      return true;
     }
     const std::string_view data(payload, h.length);
     bool ok = true;
@@ -159,9 +167,42 @@ class JournalReader {
       const T* records = static_cast<const T*>(file_.chunkData(id));
       for (uint32_t i = 0; i < ch.count; ++i) lastEnd = std::max(lastEnd, recordEnd(records[i]));
     });
-    auto& slots = found[ch.kind];
-    if (slots.count(ch.slot) != 0) report_.ignoredBytes += blockBytes;
-    slots[ch.slot] = {id, ch.count};
+    const auto* records = static_cast<const char*>(file_.chunkData(id));
+    if (found[ch.kind].chunk(ch.slot, id, records, ch.count)) report_.ignoredBytes += blockBytes;
+  }
+
+  // The chunk's records left the trace: so do the slot's earlier versions
+  // (TAIL blocks written while it filled). Its header says which slot, and
+  // the payload is the chunk's, unchanged.
+  void readDead(const BlockHeader& h, uint64_t payloadOff) {
+    ChunkHeader ch{};
+    const char* payload = h.length >= sizeof ch ? file_.mapped(payloadOff, h.length) : nullptr;
+    if (payload == nullptr || !checksumOk(h, payload)) return;
+    std::memcpy(&ch, payload, sizeof ch);
+    if (ch.kind < kRecordKindCount) found[ch.kind].dead(ch.slot);
+  }
+
+  // Records of a chunk still filling. Read in place at the end (copied then).
+  void readTail(const BlockHeader& h, const char* payload) {
+    const uint64_t blockBytes = journal::kBlockHeaderBytes + journal::alignUp(h.length);
+    TailHeader th{};
+    bool known = h.length >= sizeof th;
+    if (known) std::memcpy(&th, payload, sizeof th);
+    known = known && th.kind < kRecordKindCount;
+    if (known) {
+      visitRecordKind(static_cast<RecordKind>(th.kind), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        known = th.recordSize == sizeof(T) && uint64_t{th.count} * sizeof(T) == h.length - sizeof th &&
+                uint64_t{th.first} + th.count <= ChunkedVector<T>::kChunkRecords;
+      });
+    }
+    if (!known) {
+      skipChunk(blockBytes);
+      return;
+    }
+    ++report_.tails;
+    // A TAIL past what the slot holds follows one that was lost: not usable.
+    if (!found[th.kind].tail(th.slot, th.first, payload + sizeof th, th.count)) report_.ignoredBytes += blockBytes;
   }
 
   void skipChunk(uint64_t blockBytes) {
@@ -201,12 +242,24 @@ bool recoverJournal(const std::string& path, Trace& trace, RecoveryReport& repor
   trace.store.setSpill(std::move(file), SpillMode::Off);
   forEachRecordType([&](auto tag) {
     using T = typename decltype(tag)::type;
+    const SlotVersions& versions = reader.found[static_cast<size_t>(RecordKindOf<T>::value)];
     uint32_t expected = 0;
-    for (const auto& [slot, chunk] : reader.found[static_cast<size_t>(RecordKindOf<T>::value)]) {
+    std::vector<T> copied;
+    for (const auto& [slot, chunk] : versions.slots()) {
       report.missingChunks += slot - expected;
       expected = slot + 1;
-      trace.store.adoptSpilled(static_cast<const T*>(raw->chunkData(chunk.id)), chunk.count, chunk.id);
       ++report.chunks;
+      if (chunk.chunkId != SlotVersions::kNoChunk) {
+        trace.store.adoptSpilled(static_cast<const T*>(raw->chunkData(chunk.chunkId)), chunk.count, chunk.chunkId);
+        continue;
+      }
+      // Assembled from TAIL blocks: copied, as a chunk that is not full is.
+      copied.resize(chunk.count);
+      versions.copy(chunk, copied.data());
+      for (const T& r : copied) {
+        trace.store.add(r);
+        reader.lastEnd = std::max(reader.lastEnd, recordEnd(r));
+      }
     }
   });
 

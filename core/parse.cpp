@@ -82,4 +82,25 @@ std::vector<std::string> splitList(std::string_view text) {
   return items;
 }
 
+std::optional<uint64_t> parseDurationNs(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  const auto number = parseUint(text.substr(0, digits));
+  const std::string_view unit = text.substr(digits);
+  uint64_t scale = 0;
+  if (unit.empty() || unit == "ns") scale = 1;
+  else if (unit == "us") scale = 1000;
+  else if (unit == "ms") scale = 1000000;
+  else if (unit == "s") scale = 1000000000;
+  if (!number || scale == 0 || *number > UINT64_MAX / scale) return std::nullopt;
+  return *number * scale;
+}
+
+std::string formatDuration(uint64_t ns) {
+  if (ns != 0 && ns % 1000000000 == 0) return std::to_string(ns / 1000000000) + "s";
+  if (ns != 0 && ns % 1000000 == 0) return std::to_string(ns / 1000000) + "ms";
+  if (ns != 0 && ns % 1000 == 0) return std::to_string(ns / 1000) + "us";
+  return std::to_string(ns) + "ns";
+}
+
 }  // namespace cuptitrace

@@ -192,6 +192,33 @@ const void* SpillFile::appendChunk(RecordKind kind, uint32_t recordSize, uint32_
   return chunkData(id);
 }
 
+bool SpillFile::appendTail(RecordKind kind, uint32_t recordSize, uint32_t slot, uint32_t first,
+                           const void* records, uint32_t count) {
+  if (readOnly_ || !create() || failed()) return false;
+  if (beforeChunk && !beforeChunk(*this)) return false;
+  const uint64_t bytes = uint64_t{recordSize} * count;
+  const uint64_t payload = journal::kTailHeaderBytes + bytes;
+  if (payload > UINT32_MAX) return fail("tail too large for", EFBIG);
+  journal::TailHeader th{};
+  th.kind = static_cast<uint8_t>(kind);
+  th.recordSize = recordSize;
+  th.slot = slot;
+  th.first = first;
+  th.count = count;
+  const uint32_t crc = journal::crc32c(records, bytes, journal::crc32c(&th, sizeof th));
+  const BlockHeader h = journal::makeHeader(Block::Tail, static_cast<uint32_t>(payload), crc);
+  const uint64_t padded = journal::alignUp(payload);
+  // One write, header first: a process killed during it leaves a block cut
+  // short (the file ends inside it), which a reader recognises and leaves out.
+  iovec parts[4] = {{const_cast<BlockHeader*>(&h), sizeof h},
+                    {&th, sizeof th},
+                    {const_cast<void*>(records), bytes},
+                    {const_cast<char*>(kZeros), padded - payload}};
+  if (!writeAt(end_, parts, 4)) return false;
+  end_ += kBlockHeaderBytes + padded;
+  return true;
+}
+
 uint32_t SpillFile::addChunk(uint64_t blockOffset, uint64_t recordsOffset, uint64_t recordsBytes) {
   chunks_.push_back({blockOffset, recordsOffset, recordsBytes});
   resident_.push_back(0);

@@ -70,6 +70,12 @@ class SpillFile {
   // read, and the chunk's id, or nullptr when the write failed.
   const void* appendChunk(RecordKind kind, uint32_t recordSize, uint32_t slot, const void* records,
                           uint32_t count, uint32_t& id);
+  // Appends a TAIL block: records [first, first + count) of chunk `slot` of
+  // `kind`, which is still filling and stays in memory, so nothing is mapped
+  // or registered for reading. Runs beforeChunk first, as a chunk does.
+  // False (and failed()) when it could not be written.
+  bool appendTail(RecordKind kind, uint32_t recordSize, uint32_t slot, uint32_t first, const void* records,
+                  uint32_t count);
   // Writes new contents over a spilled chunk (in-place filtering), keeping
   // its length; `count` records, the rest of the chunk zeroed.
   bool rewriteChunk(uint32_t id, const void* records, uint32_t count);

@@ -128,6 +128,44 @@ bool TraceStore::persistAll() {
   return ok && spill_->sync();
 }
 
+bool TraceStore::journalTails() {
+  if (spillMode() != SpillMode::Always || !spillUsable()) return false;
+  bool ok = true;
+  for (int k = 0; k < kRecordKindCount && ok; ++k) ok = journalTail(static_cast<RecordKind>(k));
+  return ok;
+}
+
+bool TraceStore::journalTail(RecordKind kind) {
+  TailMark& mark = tails_[static_cast<size_t>(kind)];
+  bool ok = true;
+  // On the writer's thread: nothing may escape it, memory running out included.
+  try {
+    visitRecordKind(kind, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      constexpr size_t kRecords = ChunkedVector<T>::kChunkRecords;
+      const auto& seq = sequence<T>();
+      const size_t n = seq.size();
+      const auto slot = static_cast<uint32_t>(n / kRecords);
+      const auto filled = static_cast<uint32_t>(n % kRecords);
+      // Fewer records than the journal has: they were cleared, not appended.
+      if (n < uint64_t{mark.slot} * kRecords + mark.written) mark.rewrite = true;
+      // The slot written last is no longer the one filling (its records
+      // moved to earlier chunks): emptied in the journal too.
+      if (mark.rewrite && mark.written > 0 && (filled == 0 || slot != mark.slot))
+        ok = spill_->appendTail(kind, sizeof(T), mark.slot, 0, nullptr, 0);
+      // Only what came since the last TAIL of this slot; all of it for a new slot.
+      const uint32_t first = slot == mark.slot && !mark.rewrite ? mark.written : 0;
+      if (ok && filled > first)
+        ok = spill_->appendTail(kind, sizeof(T), slot, first, seq.chunkData(slot) + first, filled - first);
+      if (ok) mark = {slot, filled, false};
+    });
+  } catch (const std::exception& e) {
+    spill_->stop(std::string("writing the journal's tails failed: ") + e.what());
+    ok = false;
+  }
+  return ok;
+}
+
 bool TraceStore::spillChunk(FullChunk c) {
   bool ok = true;
   visitRecordKind(c.kind, [&](auto tag) {

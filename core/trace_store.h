@@ -105,6 +105,17 @@ class TraceStore {
   // False when there is no usable spill file or a write failed.
   bool persistAll();
 
+  // With SpillMode::Always: writes to the journal, as TAIL blocks, what each
+  // kind's chunk still filling gained since the last call. Full chunks are
+  // there already, so the journal then holds every record stored so far, and
+  // a process killed afterwards (SIGKILL, the OOM killer, _exit) loses only
+  // what came after. The chunks stay in memory, filling, and count against
+  // the budget as before. No fsync: what pwrite put in the page cache
+  // survives the process, not a crash of the machine. The writer calls it
+  // now and then (CUPTITRACE_JOURNAL_PERIOD). False when there is no usable
+  // journal or a write failed.
+  bool journalTails();
+
   // Number of records stored, and dropped for the budget, per kind.
   uint64_t count(RecordKind kind) const;
   uint64_t dropped(RecordKind kind) const { return dropped_[static_cast<size_t>(kind)]; }
@@ -150,6 +161,16 @@ class TraceStore {
   // After filtering a kind: its full chunks in memory are queued again, first.
   void requeue(RecordKind kind);
   bool spillUsable() const;
+  // journalTails() for one kind.
+  bool journalTail(RecordKind kind);
+  // Where the journal's TAIL blocks of a kind stand: the slot written last
+  // and how many of its records the journal has. `rewrite` when records
+  // moved under them (filtering): the next TAIL starts the slot again.
+  struct TailMark {
+    uint32_t slot = 0;
+    uint32_t written = 0;
+    bool rewrite = false;
+  };
   // Moves full string blocks to the spill file; the bytes of memory freed.
   uint64_t releaseStrings(uint64_t bytes);
 
@@ -162,6 +183,7 @@ class TraceStore {
   std::unique_ptr<SpillFile> spill_;
   std::atomic<SpillMode> mode_{SpillMode::Off};
   std::deque<FullChunk> full_;  // full chunks in memory, oldest first (entries may be stale)
+  std::array<TailMark, kRecordKindCount> tails_{};
   uint64_t spilledChunks_ = 0;
   uint64_t spilledRecords_ = 0;
 };
@@ -228,6 +250,10 @@ void TraceStore::retain(Pred keep) {
     if (seq.chunkSpilled(c)) spill_->discardChunk(seq.chunkSpillId(c));
   seq.truncate(w);
   requeue(kind);
+  // What the journal has of the chunk still filling moved: written again now,
+  // so that a process killed from here on does not bring the old records back.
+  tails_[static_cast<size_t>(kind)].rewrite = true;
+  if (spillMode() == SpillMode::Always && spillUsable()) journalTail(kind);
 }
 
 template <typename T>

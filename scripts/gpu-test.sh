@@ -3,6 +3,7 @@
 # tree configured and built elsewhere (same CUDA 13.0, -DCMAKE_CUDA_ARCHITECTURES=90):
 #
 #   scripts/gpu-test.sh [BUILD]          BUILD defaults to $BUILD, else build-gpu
+#   GPU_TESTS=REGEX / GPU_TESTS_EXCLUDE=REGEX   only some of the GPU tests (ctest -R / -E)
 #
 # 1. shows the GPU, and what libcuptitrace.so and cuptitrace need (ldd: nothing missing);
 # 2. runs the GPU tests: `ctest -L gpu`, or run_sample.sh on each sample directly
@@ -49,12 +50,13 @@ done
 # ---- 2. GPU tests -----------------------------------------------------------
 samples=()
 # cupti_taken, abnormal_end and contexts_streams are run by bad_input.sh, abnormal_end.sh and
-# robustness.sh; profiler_window, capture_steps and fork_children by capture.sh and children.sh.
+# robustness.sh; profiler_window, capture_steps and fork_children by capture.sh and children.sh;
+# timed_launches by kill_bound.sh.
 for cu in samples/*.cu; do
   s=$(basename "$cu" .cu)
   case $s in
     cupti_taken | abnormal_end | endings | contexts_streams | profiler_window | capture_steps | fork_children | \
-      busy_threads | segv_recover | nvtx_unique_ranges | peer_copy | graph_branches) ;;
+      busy_threads | segv_recover | nvtx_unique_ranges | peer_copy | graph_branches | timed_launches) ;;
     *) samples+=("$s") ;;
   esac
 done
@@ -71,7 +73,12 @@ if [ "$configured_src" = "$(pwd)" ] && [ "$configured_build" = "$BUILD" ]; then
   sizes=()
   ctest --help 2>/dev/null | grep -q -- --test-output-size &&
     sizes=(--test-output-size-passed 65536 --test-output-size-failed 262144)
-  (cd "$BUILD" && ctest -L gpu --output-on-failure "${sizes[@]}" "${junit[@]}") 2>&1 | tee "$LOGS/tests.log"
+  # GPU_TESTS / GPU_TESTS_EXCLUDE: a regular expression of the tests to run, or to leave out
+  # (one command on the lent machine runs 10 minutes at most: the suite can be split).
+  pick=()
+  [ -n "${GPU_TESTS:-}" ] && pick+=(-R "$GPU_TESTS")
+  [ -n "${GPU_TESTS_EXCLUDE:-}" ] && pick+=(-E "$GPU_TESTS_EXCLUDE")
+  (cd "$BUILD" && ctest -L gpu "${pick[@]}" --output-on-failure "${sizes[@]}" "${junit[@]}") 2>&1 | tee "$LOGS/tests.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 else
   echo "== GPU tests (build tree configured at $configured_build for $configured_src: running run_sample.sh directly)"
@@ -131,6 +138,20 @@ else
     0) echo "gpu.spill_recover: Passed" | tee -a "$LOGS/tests.log" ;;
     77) echo "gpu.spill_recover: Skipped" | tee -a "$LOGS/tests.log" ;;
     *) echo "gpu.spill_recover: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+  esac
+  echo "== gpu.endings" | tee -a "$LOGS/tests.log"
+  bash tests/gpu/endings.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/endings" >>"$LOGS/tests.log" 2>&1
+  case $? in
+    0) echo "gpu.endings: Passed" | tee -a "$LOGS/tests.log" ;;
+    77) echo "gpu.endings: Skipped" | tee -a "$LOGS/tests.log" ;;
+    *) echo "gpu.endings: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+  esac
+  echo "== gpu.kill_bound" | tee -a "$LOGS/tests.log"
+  bash tests/gpu/kill_bound.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/kill-bound" >>"$LOGS/tests.log" 2>&1
+  case $? in
+    0) echo "gpu.kill_bound: Passed" | tee -a "$LOGS/tests.log" ;;
+    77) echo "gpu.kill_bound: Skipped" | tee -a "$LOGS/tests.log" ;;
+    *) echo "gpu.kill_bound: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
   esac
   echo "== gpu.merge" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/merge.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/merge" >>"$LOGS/tests.log" 2>&1; then
