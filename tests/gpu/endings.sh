@@ -55,6 +55,11 @@ finish() {  # finish NAME: waits for $pid, leaves its status in NAME.rc
   echo $? >"$out/$1.rc"
 }
 rc_of() { cat "$out/$1.rc" 2>/dev/null || echo none; }
+# The last count printed before the tracer said it was ending (stdout and
+# stderr in one file, in the order written): what had returned by then.
+launched_before_signal() {
+  awk '/^cuptitrace: SIG/ { exit } /^launched=/ { sub(/^launched=/, ""); n = $1 } END { print n }' "$out/$1.out"
+}
 last_launched() {  # last_launched NAME [RANK]
   if [ $# -gt 1 ]; then sed -n "s/^launched=\([0-9]*\) rank=$2\$/\1/p" "$out/$1.out" | tail -1
   else sed -n 's/^launched=\([0-9]*\).*/\1/p' "$out/$1.out" | tail -1; fi
@@ -117,15 +122,16 @@ for sig in TERM INT; do
                 CUPTITRACE_FORMAT=json,native "$samples/busy_threads" 8 60) ;;
       cmd) cmd=("$cli" -o "$out/$name" --format json,native -- "$samples/busy_threads" 8 60) ;;
     esac
-    timeout --preserve-status -s "$sig" 4 "${cmd[@]}" >"$out/$name.out" 2>"$out/$name.err" &
+    timeout --preserve-status -s "$sig" 4 "${cmd[@]}" >"$out/$name.out" 2>&1 &
     pid=$!
     finish "$name"
+    cp "$out/$name.out" "$out/$name.err"
   done
   check "c++ timeout -s $sig untraced: exit $(rc_of "cxx-timeout-$sig-plain") (want $want)" \
     [ "$(rc_of "cxx-timeout-$sig-plain")" = "$want" ]
   for how in env cmd; do
     name=cxx-timeout-$sig-$how
-    row "c++ timeout -s $sig, 8 threads launching ($how)" "$name" "$want" tick "$(last_launched "$name")" 0
+    row "c++ timeout -s $sig, 8 threads launching ($how)" "$name" "$want" tick "$(launched_before_signal "$name")" 0
   done
 done
 
@@ -156,6 +162,9 @@ for entry in sleep:INT:130 sleep:TERM:143 loop:INT:130 loop:TERM:143 queue:INT:9
     launch "$how" "$name" "${py[@]}" "$mode"
     wait_ready "$name" || echo "     $name: never ready"
     [ "$mode" = loop ] && sleep 1
+    # The program goes on launching while the trace is written: the trace
+    # holds at least what had returned when the signal went.
+    last_launched "$name" >"$out/$name.before"
     send_twice "$sig" "$pid"
     finish "$name"
   done
@@ -163,7 +172,7 @@ for entry in sleep:INT:130 sleep:TERM:143 loop:INT:130 loop:TERM:143 queue:INT:9
     [ "$(rc_of "py-$mode-$sig-plain")" = "$want" ]
   for how in env cmd; do
     name=py-$mode-$sig-$how
-    if [ "$mode" = loop ]; then min=$(last_launched "$name") exact=0; else min=20 exact=1; fi
+    if [ "$mode" = loop ]; then min=$(cat "$out/$name.before") exact=0; else min=20 exact=1; fi
     row "python $mode, SIG$sig to process and group ($how)" "$name" "$want" add "$min" "$exact"
   done
 done
@@ -176,12 +185,13 @@ for how in plain env cmd; do
               CUPTITRACE_FORMAT=json,native "${py[@]}" loop) ;;
     cmd) cmd=("$cli" -o "$out/$name" --format json,native -- "${py[@]}" loop) ;;
   esac
-  timeout --preserve-status -s INT 25 "${cmd[@]}" >"$out/$name.out" 2>"$out/$name.err" &
+  timeout --preserve-status -s INT 25 "${cmd[@]}" >"$out/$name.out" 2>&1 &
   pid=$!
   finish "$name"
+  cp "$out/$name.out" "$out/$name.err"
 done
 check "python timeout -s INT untraced: exit $(rc_of py-timeout-plain) (want 130)" [ "$(rc_of py-timeout-plain)" = 130 ]
-for how in env cmd; do row "python timeout -s INT, launch loop ($how)" "py-timeout-$how" 130 add "$(last_launched "py-timeout-$how")" 0; done
+for how in env cmd; do row "python timeout -s INT, launch loop ($how)" "py-timeout-$how" 130 add "$(launched_before_signal "py-timeout-$how")" 0; done
 
 # ---- torchrun, two ranks, Ctrl-C to the job's process group -----------------
 if ! python3 -c "import torch.distributed.run" 2>/dev/null; then
