@@ -396,6 +396,11 @@ bool ActivityCollector::setRecording(bool on) {
   bool ok = true;
   for (auto kind : enabled_) {
     if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT) continue;
+    // Graph-level records stay on across windows: with CUDA 13.0, switching
+    // them off and on while graphs are replayed crashed CUPTI inside
+    // cuGraphLaunch (a torch.compile step under cudaProfilerStart/Stop).
+    // The tracer keeps the graph launches made inside a window only.
+    if (kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) continue;
     ok = CUPTI_CHECK(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind)) == CUPTI_SUCCESS && ok;
   }
   windowOpen_.store(on, std::memory_order_release);

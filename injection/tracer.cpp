@@ -371,15 +371,19 @@ void Tracer::finishCollection() {
   trace_.meta.baseTimestampNs = trace_.meta.startTimestampNs;
 }
 
-// The lean API set stays on across windows (collectors/activity_collector.cpp):
-// the calls made outside every window leave the trace here.
+// The lean API set and graph-level records stay on across windows
+// (collectors/activity_collector.cpp): what was made outside every window
+// leaves the trace here.
 void Tracer::keepApiCallsInWindows() {
   const std::vector<CaptureSpan>& windows = trace_.meta.captureWindows;
-  trace_.store.retain<ApiRecord>([&windows](const ApiRecord& a) {
+  const auto inWindow = [&windows](uint64_t start) {
     for (const CaptureSpan& w : windows)
-      if (a.start >= w.startNs && a.start <= w.endNs) return true;
+      if (start >= w.startNs && start <= w.endNs) return true;
     return false;
-  });
+  };
+  trace_.store.retain<ApiRecord>([&inWindow](const ApiRecord& a) { return inWindow(a.start); });
+  // Graph-level records are not switched with the windows either.
+  trace_.store.retain<GraphRecord>([&inWindow](const GraphRecord& g) { return inWindow(g.start); });
 }
 
 }  // namespace cuptitrace

@@ -139,6 +139,13 @@ else
     77) echo "gpu.spill_recover: Skipped" | tee -a "$LOGS/tests.log" ;;
     *) echo "gpu.spill_recover: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
   esac
+  echo "== gpu.graph_windows" | tee -a "$LOGS/tests.log"
+  bash tests/gpu/graph_windows.sh "$lib" "$TRACES/graph-windows" >>"$LOGS/tests.log" 2>&1
+  case $? in
+    0) echo "gpu.graph_windows: Passed" | tee -a "$LOGS/tests.log" ;;
+    77) echo "gpu.graph_windows: Skipped" | tee -a "$LOGS/tests.log" ;;
+    *) echo "gpu.graph_windows: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+  esac
   echo "== gpu.endings" | tee -a "$LOGS/tests.log"
   bash tests/gpu/endings.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/endings" >>"$LOGS/tests.log" 2>&1
   case $? in
