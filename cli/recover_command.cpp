@@ -121,7 +121,13 @@ int runRecover(const std::vector<std::string>& args, std::string& out, std::stri
   std::string mode;
   for (const auto& [name, value] : trace.meta.config)
     if (name == "CUPTITRACE_SPILL") mode = value;
-  if (mode == "always") {
+  std::string period;
+  for (const auto& [name, value] : trace.meta.config)
+    if (name == "CUPTITRACE_JOURNAL_PERIOD") period = value;
+  if (mode == "always" && report.tails != 0) {
+    err += "cuptitrace recover: not in the journal: what was recorded in the last CUPTITRACE_JOURNAL_PERIOD (" +
+           period + ") before the end\n";
+  } else if (mode == "always") {
     err += "cuptitrace recover: not in the journal: the last records of each kind (fewer than 4096), which "
            "were still in memory\n";
   } else {

@@ -5,7 +5,9 @@
 // clock) knows what the journal must hold: every kernel completed at least a
 // bound before K (tests/gpu/kill_bound.sh).
 //
-// usage: timed_launches [seconds before it ends by itself (default 60)]
+// usage: timed_launches [seconds before it ends by itself (default 60)] [kernels per 10 ms]
+// Without the second argument it launches as fast as it can; with it, that many
+// kernels each 10 ms (a slow stream, whose chunks take seconds to fill).
 #include <time.h>
 
 #include <cstdio>
@@ -30,6 +32,7 @@ long long monotonicMs() {
 
 int main(int argc, char** argv) {
   const int seconds = sample::positiveArg(argc, argv, 1, 60, 3600, "seconds");
+  const int perTick = sample::positiveArg(argc, argv, 2, 0, 100000, "kernels per 10 ms");
   sample::requireGpuAndWarmUp(argv[0]);
   cudaStream_t stream;
   int* d = nullptr;
@@ -43,7 +46,14 @@ int main(int argc, char** argv) {
   std::printf("t_ms=%lld completed=0\n", start);
   for (long long now = start; now < end;) {
     const long long until = now + 10;
-    while (monotonicMs() < until) {
+    if (perTick > 0) {
+      for (int i = 0; i < perTick; ++i) spin<<<1, 32, 0, stream>>>(d, 2000);
+      CHECK_LAUNCH();
+      launched += perTick;
+      while (monotonicMs() < until) {
+      }
+    }
+    while (perTick == 0 && monotonicMs() < until) {
       for (int i = 0; i < 16; ++i) spin<<<1, 32, 0, stream>>>(d, 2000);
       CHECK_LAUNCH();
       launched += 16;
