@@ -6,6 +6,9 @@
 //   thread, while the calling thread waits (bounded); then the process ends
 //   with the status asked for. In a forked or vforked child: nothing.
 // - quick_exit(): the same, through at_quick_exit().
+// - execve(), execv(), execvp(), execvpe(): exec replaces the process without
+//   exit handlers; the trace is written first (a vforked or forked child's
+//   exec, as subprocess does it, is left alone: the trace is the parent's).
 // - sigaction() and signal() for the polite signals: the program's view
 //   (injection/signal_view.h), so the tracer's handler stays installed.
 #pragma once

@@ -113,6 +113,17 @@ void sayOwnFault(int sig, const siginfo_t* info, const char* threadName) {
   line.say();
 }
 
+void sayNotWritten(const char* what, int timeoutMs) {
+  Line line;
+  line.add("cuptitrace: ")
+      .add(what)
+      .add(": the trace was not written within ")
+      .number(static_cast<uint64_t>(timeoutMs / 1000))
+      .add(" s, going on without it; ");
+  addJournal(line);
+  line.say();
+}
+
 void prepareWhere() {
   void* frames[2];
   ::backtrace(frames, 2);  // loads libgcc_s now, not inside a handler

@@ -19,6 +19,9 @@ void setJournalSealed();
 void sayCutShort(int sig);
 // A fault on one of the tracer's own threads: where, and what is kept.
 void sayOwnFault(int sig, const siginfo_t* info, const char* threadName);
+// The write was not done within `timeoutMs`: the process ends (or `what`
+// goes on) without it.
+void sayNotWritten(const char* what, int timeoutMs);
 // A fault about to end the process: the thread and the frames that led to
 // it, each as LIBRARY+OFFSET, so that a report says whose code faulted.
 void sayWhere(int sig, const siginfo_t* info);

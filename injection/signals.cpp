@@ -95,10 +95,13 @@ bool beginEnding(int sig) {
   return true;
 }
 
-void waitForWrite(int timeoutMs) {
+// True when the write is done; false when `timeoutMs` passed first.
+bool waitForWrite(int timeoutMs) {
   pollfd done{gDonePipe[0], POLLIN, 0};
-  while (::poll(&done, 1, timeoutMs) < 0 && errno == EINTR) {
+  int n;
+  while ((n = ::poll(&done, 1, timeoutMs)) < 0 && errno == EINTR) {
   }
+  return n > 0;
 }
 
 void onPolite(int sig, siginfo_t* info, void* context) {
@@ -141,7 +144,7 @@ void onCrash(int sig, siginfo_t* info, void* context) {
     // The first end writes; a crash while another ending's write is under
     // way waits for that one.
     if (beginEnding(sig)) wakeWatcher(static_cast<char>(sig));
-    waitForWrite(kWriteTimeoutMs);
+    if (!waitForWrite(kWriteTimeoutMs)) signal_text::sayNotWritten(signal_text::signalName(sig), kWriteTimeoutMs);
   }
   takeDefaultAction(sig);
 }
@@ -295,7 +298,12 @@ void installSignalHandlers(SignalWriter writeTrace) {
   try {
     std::thread(watch).detach();
   } catch (...) {
-    return;  // no watcher, no handlers: signals take their course untouched
+    // No watcher, no handlers: signals take their course untouched.
+    static const char kLine[] =
+        "cuptitrace: no thread could be started to answer signals: a signal, _exit() or exec ends the process "
+        "without a trace (CUPTITRACE_SPILL=always keeps a journal)\n";
+    (void)::write(2, kLine, sizeof(kLine) - 1);
+    return;
   }
   giveThisThreadAnAltStack();
   signal_text::prepareWhere();
@@ -304,12 +312,12 @@ void installSignalHandlers(SignalWriter writeTrace) {
   gInstalled.store(true, std::memory_order_release);
 }
 
-void writeBeforeExitCall() {
+void writeBeforeExitCall(const char* call) {
   if (!gInstalled.load(std::memory_order_acquire) || notTheTracedProcess()) return;
   // On the watcher (or while this thread writes the trace) there is nothing to wait for.
   if (ownThreadName(currentThreadId()) != nullptr) return;
   if (beginEnding(0) && !wakeWatcher(kExitCall)) return;
-  waitForWrite(kWriteTimeoutMs);
+  if (!waitForWrite(kWriteTimeoutMs)) signal_text::sayNotWritten(call, kWriteTimeoutMs);
 }
 
 bool waitForSignalEnding() {

@@ -53,10 +53,10 @@ void installSignalHandlers(SignalWriter writeTrace);
 // byte is not written. False when the handler could not be installed.
 bool installToggleSignal(int sig, int fd);
 
-// An exit call is about to end the process: the watcher writes the trace
-// while this thread waits (bounded). Nothing in a forked child, or before
+// An exit call (`call`: "_exit", "execve", ...) is about to end the process,
+// or replace it: the watcher writes the trace while this thread waits (bounded). Nothing in a forked child, or before
 // the handlers are installed. Async-signal-safe on the calling side.
-void writeBeforeExitCall();
+void writeBeforeExitCall(const char* call);
 
 // At exit(): true when a polite signal's ending is under way, so that the
 // watcher writes and then ends the process with the signal's status; this

@@ -54,6 +54,14 @@ for entry in _exit:4 Exit:6 quick_exit:7; do
     [ "$rc" -eq "$want" -a "$writes" = "wrote 0 " ]
 done
 
+run exec 100
+check "exec: the trace written before the process becomes another (exit $rc of /bin/true, wrote: $writes)" \
+  [ "$rc" -eq 0 -a "$writes" = "wrote 0 " ]
+run exec-fail 0
+check "exec that fails: written, said, the program goes on (exit $rc, wrote: $writes)" \
+  [ "$rc" -eq 5 -a "$writes" = "wrote 0 " ]
+check "exec that fails: one line says the program goes on untraced" grep -q "execv failed after the trace was written" "$out/exec-fail.err"
+
 run view 0
 check "the program sees its own dispositions, the kernel runs the tracer's (exit $rc: $(cat "$out/view.out"))" [ "$rc" -eq 0 ]
 run vfork 0

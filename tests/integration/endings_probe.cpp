@@ -163,6 +163,17 @@ int main(int argc, char** argv) {
   if (is("_exit")) _exit(4);
   if (is("Exit")) _Exit(6);
   if (is("quick_exit")) std::quick_exit(7);
+  if (is("exec")) {  // the process becomes another program: its trace is written first
+    char* args[] = {const_cast<char*>("true"), nullptr};
+    execv("/bin/true", args);
+    return 1;
+  }
+  if (is("exec-fail")) {
+    char* args[] = {const_cast<char*>("missing"), nullptr};
+    execv("/nonexistent/program", args);
+    std::printf("exec failed: %s\n", std::strerror(errno));
+    return 5;
+  }
   if (is("view")) return view();
   if (is("vfork")) return vforked();
   if (is("fork")) return forked();
