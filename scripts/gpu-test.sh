@@ -146,6 +146,13 @@ else
     77) echo "gpu.graph_windows: Skipped" | tee -a "$LOGS/tests.log" ;;
     *) echo "gpu.graph_windows: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
   esac
+  echo "== gpu.doc_examples" | tee -a "$LOGS/tests.log"
+  bash tests/docs/doc_examples.sh "$cli" "$BUILD/bench/rank_bench" "$(pwd)" --gpu >>"$LOGS/tests.log" 2>&1
+  case $? in
+    0) echo "gpu.doc_examples: Passed" | tee -a "$LOGS/tests.log" ;;
+    77) echo "gpu.doc_examples: Skipped" | tee -a "$LOGS/tests.log" ;;
+    *) echo "gpu.doc_examples: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+  esac
   echo "== gpu.endings" | tee -a "$LOGS/tests.log"
   bash tests/gpu/endings.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/endings" >>"$LOGS/tests.log" 2>&1
   case $? in
