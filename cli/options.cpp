@@ -75,7 +75,7 @@ Command runForm(RunArgs& args) {
       {"--library", "PATH", "libcuptitrace.so to inject (default: the one beside this command)", &args.library});
   command.options.push_back({"--version", "", "Print the version and exit", &args.version});
   command.options.push_back(
-      {"--env-markdown", "", "Print the variables as the README's Markdown table and exit", &args.envMarkdown});
+      {"--env-markdown", "", "Print the variables as docs/configuration.md's Markdown table and exit", &args.envMarkdown});
   command.options.push_back(
       {"--completion", "SHELL", "Print a completion script for SHELL (bash) and exit", &args.completion});
   command.program = &args.program;

@@ -24,8 +24,8 @@ const ConfigVar* findConfigVar(const std::string& name);
 bool isPlainFlag(const ConfigVar& var);
 // The help text: usage, commands, and every variable with its flag and default.
 std::string helpText();
-// The README's variable reference, a Markdown table made from the configuration
-// table (`cuptitrace --env-markdown`); a unit test keeps the README equal to it.
+// The variable reference of docs/configuration.md, a Markdown table made from the
+// configuration table (`cuptitrace --env-markdown`); a unit test keeps the page equal to it.
 std::string envMarkdownTable();
 
 // The run form's option names, for shell completion.

@@ -9,8 +9,8 @@
 using namespace cuptitrace;
 
 namespace {
-std::string readme() {
-  std::ifstream in(std::string(CUPTITRACE_SOURCE_DIR) + "/README.md");
+std::string configurationPage() {
+  std::ifstream in(std::string(CUPTITRACE_SOURCE_DIR) + "/docs/configuration.md");
   REQUIRE(in);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
@@ -39,7 +39,21 @@ TEST_CASE("cli: --help lists every variable with its default") {
   }
 }
 
-TEST_CASE("README: the variable reference is the one the configuration table makes") {
-  // Regenerate with: cuptitrace --env-markdown
-  CHECK_THAT(readme(), Catch::Contains(cli::envMarkdownTable()));
+TEST_CASE("docs/configuration.md: the variable reference is the one the configuration table makes") {
+  // Regenerate with: scripts/gen-config-doc.sh
+  const std::string page = configurationPage();
+  CHECK_THAT(page, Catch::Contains(cli::envMarkdownTable()));
+  // Every variable, each once in the table: a row left behind by hand fails too.
+  for (const auto& var : configTable()) {
+    INFO(var.name);
+    const std::string row = std::string("| `") + var.name + "` |";
+    const size_t first = page.find(row);
+    CHECK(first != std::string::npos);
+    CHECK(page.find(row, first + 1) == std::string::npos);
+  }
+  // No row of a variable the table no longer has.
+  size_t rows = 0;
+  for (size_t at = page.find("\n| `CUPTITRACE_"); at != std::string::npos; at = page.find("\n| `CUPTITRACE_", at + 1))
+    ++rows;
+  CHECK(rows == configTable().size());
 }
