@@ -7,8 +7,8 @@
 
 using namespace cuptitrace;
 
-TEST_CASE("README documents every CSV table's exact header", "[csv]") {
-  std::ifstream in(std::string(CUPTITRACE_SOURCE_DIR) + "/README.md");
+TEST_CASE("docs/outputs.md documents every CSV table's exact header", "[csv]") {
+  std::ifstream in(std::string(CUPTITRACE_SOURCE_DIR) + "/docs/outputs.md");
   REQUIRE(in);
   const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   for (int k = 0; k < kRecordKindCount; ++k) {
