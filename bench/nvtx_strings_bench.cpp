@@ -34,10 +34,10 @@
 #include "core/journal.h"
 #include "core/parse.h"
 #include "core/trace.h"
-#include "formats/chrome_json.h"
-#include "formats/csv.h"
-#include "formats/native.h"
-#include "formats/perfetto_proto.h"
+#include "exporters/chrome_json.h"
+#include "exporters/csv.h"
+#include "exporters/native.h"
+#include "exporters/perfetto_proto.h"
 
 using namespace cuptitrace;
 

@@ -25,7 +25,7 @@
 
 #include "bench_util.h"
 #include "core/trace.h"
-#include "formats/native.h"
+#include "exporters/native.h"
 #include "cli/rank_reader.h"
 #include "reports/rank_reports.h"
 

@@ -10,9 +10,9 @@
 #include "cli/options.h"
 #include "core/config.h"
 #include "core/trace.h"
-#include "formats/export_all.h"
-#include "formats/native.h"
-#include "formats/sqlite.h"
+#include "exporters/export_all.h"
+#include "exporters/native.h"
+#include "exporters/sqlite.h"
 
 namespace cuptitrace::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include "cli/command_line.h"
 #include "cli/trace_globs.h"
 #include "core/trace.h"
-#include "formats/merge.h"
-#include "formats/native.h"
+#include "exporters/merge.h"
+#include "exporters/native.h"
 
 namespace cuptitrace::cli {
 

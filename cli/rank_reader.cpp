@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "core/trace.h"
-#include "formats/native.h"
+#include "exporters/native.h"
 
 namespace cuptitrace {
 

@@ -7,7 +7,7 @@
 #include "core/config.h"
 #include "core/journal.h"
 #include "core/trace.h"
-#include "formats/export_all.h"
+#include "exporters/export_all.h"
 
 namespace cuptitrace::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include "core/parse.h"
 #include "core/trace.h"
 #include "cli/trace_globs.h"
-#include "formats/native.h"
+#include "exporters/native.h"
 #include "cli/rank_reader.h"
 #include "reports/rank_reports.h"
 #include "reports/reports.h"

@@ -347,7 +347,7 @@ struct OpenAccRecord {
   uint8_t implicit;        // 1 for an implicit event (the wait at the end of a synchronous construct)
 };
 
-// Fixed sizes: records are written to disk raw (see formats/native), so a
+// Fixed sizes: records are written to disk raw (see exporters/native), so a
 // change here is a change of the native format version.
 static_assert(sizeof(KernelRecord) == 80);
 static_assert(sizeof(MemcpyRecord) == 64);

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/trace.h"
-#include "formats/chrome_json.h"
-#include "formats/csv.h"
+#include "exporters/chrome_json.h"
+#include "exporters/csv.h"
 
 using namespace cuptitrace;
 

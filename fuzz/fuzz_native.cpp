@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/trace.h"
-#include "formats/native.h"
+#include "exporters/native.h"
 
 using namespace cuptitrace;
 

@@ -9,7 +9,7 @@
 #include "core/journal.h"
 #include "core/log.h"
 #include "core/output_name.h"
-#include "formats/export_all.h"
+#include "exporters/export_all.h"
 #include "injection/tracer.h"
 #include "reports/reports.h"
 
@@ -68,7 +68,7 @@ void Tracer::writeOutputs(bool nativeFirst) {
     prefix = untakenPrefix(prefix, trace_.meta.pid, &message);
     if (!message.empty()) std::fprintf(stderr, "cuptitrace: %s\n", message.c_str());
   }
-  // The native trace is written before every other format (formats/export_all.h).
+  // The native trace is written before every other format (exporters/export_all.h).
   uint32_t formats = config_.formats;
   if (nativeFirst && !(formats & kFormatNative)) {
     formats |= kFormatNative;

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "core/utf8.h"
-#include "formats/json_text.h"
+#include "exporters/json_text.h"
 
 namespace cuptitrace {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "core/config.h"
 #include "core/rank_info.h"
-#include "formats/file_output.h"
+#include "exporters/file_output.h"
 #include "reports/report_data.h"
 
 namespace cuptitrace {

@@ -87,7 +87,7 @@ std::vector<ReportTable> buildAllReports(const Trace& trace, const ReportOptions
 std::string exitSummary(const std::vector<ReportTable>& all, size_t topRows,
                         const std::string& reportsPath);
 
-// Writes `tables` as text tables to `path` (formats/file_output.h: through a
+// Writes `tables` as text tables to `path` (exporters/file_output.h: through a
 // new temporary file moved into place when complete; an existing file is
 // replaced only with `overwrite`). False, with `error` naming the path, on failure.
 bool writeReportsFile(const std::vector<ReportTable>& tables, const std::string& path,

@@ -11,7 +11,7 @@ for kind in "${kinds[@]}"; do
   echo "sanitize: $kind"
   cmake -S . -B "$build" -G Ninja -DCUPTITRACE_SANITIZE="$kind" -DCUPTITRACE_BUILD_SAMPLES=OFF >/dev/null
   # cuptitrace_cli too: a cli test runs the command itself.
-  cmake --build "$build" -j "${JOBS:-2}" --target core_tests timeline_tests format_tests report_tests collector_tests cli_tests cuptitrace_cli
+  cmake --build "$build" -j "${JOBS:-2}" --target core_tests timeline_tests exporter_tests report_tests collector_tests cli_tests cuptitrace_cli
   # halt_on_error: the first report fails the run; second_deadlock_stack helps read TSan reports.
   ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \

@@ -13,7 +13,7 @@
 //   migrated and faults.
 //
 // The encoders of these tracks, for Chrome JSON and Perfetto, are in
-// formats/memory_tracks.h; the memory report reads the same model.
+// exporters/memory_tracks.h; the memory report reads the same model.
 #pragma once
 
 #include <array>

@@ -208,7 +208,7 @@ std::string laneName(const std::string& name, uint32_t lane);
 // Both draw the same timeline; what they must agree on lives here.
 
 // One trace's place in a timeline file: alone, or as one of several that
-// `cuptitrace merge` shows side by side (formats/merge.h picks the values).
+// `cuptitrace merge` shows side by side (exporters/merge.h picks the values).
 struct TimelineInput {
   const Trace* trace = nullptr;
   // Added to its host pid and to its thread ids: traces of different hosts

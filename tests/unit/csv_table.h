@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "formats/csv.h"
+#include "exporters/csv.h"
 
 namespace cuptitrace::testing {
 

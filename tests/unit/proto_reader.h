@@ -1,7 +1,7 @@
 // A protobuf wire-format reader for tests: no schema, no libprotobuf. It
 // splits a message into its fields (number, wire type, value or bytes), so
 // tests can check what an exporter wrote field by field. Written apart from
-// formats/proto_writer so that a mistake in one does not hide in the other.
+// exporters/proto_writer so that a mistake in one does not hide in the other.
 // Malformed input throws std::runtime_error, failing the test that reads it.
 // pftrace_decoder.h reads a whole .pftrace on top of it.
 #pragma once

@@ -1,0 +1,139 @@
+#include "exporters/export_all.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "exporters/chrome_json.h"
+#include "exporters/csv.h"
+#include "exporters/file_output.h"
+#include "exporters/gzip_stream.h"
+#include "exporters/native.h"
+#include "exporters/perfetto_proto.h"
+#include "exporters/split_output.h"
+#include "exporters/sqlite.h"
+
+namespace cuptitrace {
+namespace {
+
+void writeFile(const std::string& path, const std::function<void(std::ostream&)>& write, bool overwrite,
+               ExportResult& result) {
+  const std::string error = writeFileSafely(path, write, overwrite);
+  if (error.empty()) result.written.push_back(path);
+  else result.errors.push_back(error);
+}
+
+// The directory the prefix points into must exist and take new files; one
+// message for it says more than one per output file.
+bool checkDirectory(const std::string& prefix, ExportResult& result) {
+  const auto slash = prefix.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : prefix.substr(0, slash));
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    result.errors.push_back("output directory " + dir + " does not exist (from CUPTITRACE_OUTPUT=" + prefix +
+                            "); no trace written");
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode) || ::access(dir.c_str(), W_OK | X_OK) != 0) {
+    result.errors.push_back("output directory " + dir + " is not a writable directory (from CUPTITRACE_OUTPUT=" +
+                            prefix + "); no trace written");
+    return false;
+  }
+  return true;
+}
+
+// The timeline outputs of `trace` (the whole trace or one part of it):
+// JSON, json.gz, pftrace and CSV. Which optional CSV tables are written
+// follows `whole`, so that every part has the same files.
+void writeTimelines(const Trace& trace, const Trace& whole, uint32_t formats, const std::string& prefix,
+                    bool overwrite, ExportResult& result) {
+  if (formats & kFormatJson) {
+    writeFile(prefix + ".json", [&](std::ostream& out) { writeChromeJson(trace, out); }, overwrite, result);
+  }
+  if (formats & kFormatJsonGz) {
+    writeFile(prefix + ".json.gz",
+              [&](std::ostream& out) {
+                GzipOStream gz(out);
+                writeChromeJson(trace, gz);
+                gz.finish();
+              },
+              overwrite, result);
+  }
+  if (formats & kFormatPftrace) {
+    writeFile(prefix + ".pftrace", [&](std::ostream& out) { writePerfettoProto(trace, out); }, overwrite, result);
+  }
+  if (formats & kFormatCsv) {
+    for (int k = 0; k < kRecordKindCount; ++k) {
+      const auto kind = static_cast<RecordKind>(k);
+      // Tables of the main kinds are always written (a header alone says "none");
+      // the others only when recorded.
+      const bool mainKind = kind <= RecordKind::Nvtx;
+      if (csvColumns(kind).empty() || (!mainKind && whole.store.count(kind) == 0)) continue;
+      writeFile(prefix + "." + csvTableName(kind) + ".csv",
+                [&](std::ostream& out) { writeCsvTable(trace, kind, out); }, overwrite, result);
+    }
+  }
+}
+
+}  // namespace
+
+ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix, bool overwrite,
+                       uint64_t splitBytes) {
+  ExportResult result;
+  if (!checkDirectory(prefix, result)) return result;
+  if (formats & kFormatNative) {
+    writeFile(prefix + ".native", [&](std::ostream& out) { writeNative(trace, out); }, overwrite, result);
+  }
+  // The database is never split: one file is what a SQL query wants.
+  if (formats & kFormatSqlite) {
+    const std::string path = prefix + ".sqlite";
+    const SqliteResult r = writeSqlite(trace, path, overwrite);
+    if (r.error.empty()) result.written.push_back(path);
+    else result.errors.push_back(r.error);
+  }
+  const uint32_t timelines = formats & (kFormatJson | kFormatJsonGz | kFormatPftrace | kFormatCsv);
+  if (splitBytes == 0 || timelines == 0) {
+    writeTimelines(trace, trace, timelines, prefix, overwrite, result);
+    return result;
+  }
+  // After a part that could not be written the others would fail the same
+  // way (a full disk): stop, and say which parts are missing.
+  forEachSplitPart(trace, splitBytes, timelines, [&](const Trace& part, uint32_t number, uint32_t count) {
+    const size_t errors = result.errors.size();
+    writeTimelines(part, trace, timelines, prefix + "." + std::to_string(number), overwrite, result);
+    if (result.errors.size() == errors) return true;
+    if (number < count)
+      result.errors.push_back("parts " + std::to_string(number + 1) + " to " + std::to_string(count) +
+                              " of the split trace not written (" + prefix + "." + std::to_string(number + 1) +
+                              ".*)");
+    return false;
+  });
+  return result;
+}
+
+bool outputsExist(const std::string& prefix) {
+  static const char* const kSuffixes[] = {".json",        ".json.gz", ".pftrace",    ".native",   ".sqlite",
+                                          ".kernels.csv", ".api.csv", ".reports.txt", ".1.json",   ".1.pftrace",
+                                          ".1.json.gz",   ".1.kernels.csv"};
+  struct stat st {};
+  for (const char* suffix : kSuffixes)
+    if (::lstat((prefix + suffix).c_str(), &st) == 0) return true;
+  return false;
+}
+
+std::string untakenPrefix(const std::string& prefix, uint32_t pid, std::string* message) {
+  if (!outputsExist(prefix)) return prefix;
+  const std::string own = prefix + "." + std::to_string(pid);
+  if (outputsExist(own)) return prefix;  // the usual message names the files kept
+  if (message != nullptr)
+    *message = prefix + ".* exists already (another process's trace?); this trace is written as " + own +
+               ".* (CUPTITRACE_OVERWRITE=1 replaces it, %p in CUPTITRACE_OUTPUT names each process's)";
+  return own;
+}
+
+}  // namespace cuptitrace

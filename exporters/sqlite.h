@@ -1,0 +1,42 @@
+// The SQLite output: one database that queries written for Nsight Systems'
+// SQLite export (`nsys export --type sqlite`) run on unchanged, for what we
+// record (docs/sqlite.md says which tables and columns are filled).
+//
+// One database may hold several traces (processes, ranks, hosts): each keeps
+// its globalPid (its pid, plus its index in the database in the high bits),
+// and their times are put on wall-clock time by each trace's own clock offset,
+// as `cuptitrace merge` does. A single trace keeps its own clock, as the CSV
+// tables do.
+//
+// Speed: one transaction, prepared statements, no journal, indexes built
+// after the rows (bench/sqlite_bench measures rows per second).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/trace.h"
+
+namespace cuptitrace {
+
+struct SqliteSource {
+  const Trace* trace = nullptr;
+  std::string file;  // where it was read from, kept in CUPTITRACE_TRACES; "" at exit
+};
+
+struct SqliteResult {
+  std::string error;  // empty on success, else one line naming the path
+  uint64_t rows = 0;  // rows written, enum tables aside
+};
+
+// Writes the database of `sources` to `path`, safely (exporters/file_output.h):
+// an existing file is replaced only with `overwrite`.
+SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::string& path, bool overwrite);
+
+// One trace, on its own clock.
+inline SqliteResult writeSqlite(const Trace& trace, const std::string& path, bool overwrite) {
+  return writeSqlite(std::vector<SqliteSource>{{&trace, ""}}, path, overwrite);
+}
+
+}  // namespace cuptitrace

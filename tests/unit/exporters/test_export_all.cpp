@@ -1,0 +1,158 @@
+// exportAll: the files it writes under a prefix, and what it does when it cannot.
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "core/config.h"
+#include "exporters/csv.h"
+#include "exporters/export_all.h"
+#include "exporters/native.h"
+#include "exporters/perfetto_proto.h"
+#include "temp_dir.h"
+#include "trace_fixture.h"
+
+namespace cuptitrace {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+std::set<std::string> fileNames(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir))
+    names.insert(entry.path().filename().string());
+  return names;
+}
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("exportAll writes native, JSON and every CSV table, and no partial file", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const std::string prefix = (dir.path() / "run").string();
+
+  const ExportResult result = exportAll(trace, kFormatCsv | kFormatNative | kFormatJson, prefix);
+  CHECK(result.errors.empty());
+  const std::set<std::string> expected = {"run.native",     "run.json",       "run.kernels.csv",
+                                          "run.memcpy.csv", "run.memset.csv", "run.api.csv",
+                                          "run.nvtx.csv",   "run.sync.csv",   "run.overhead.csv"};
+  CHECK(fileNames(dir.path()) == expected);
+  CHECK(result.written.size() == expected.size());
+  for (const auto& name : fileNames(dir.path())) CHECK(name.find(".partial") == std::string::npos);
+
+  // The files hold what the exporters write.
+  std::ifstream in(dir.path() / "run.native", std::ios::binary);
+  Trace reread;
+  std::string error;
+  REQUIRE(readNative(in, reread, error));
+  CHECK(reread.store.count(RecordKind::Kernel) == 3);
+  std::ostringstream kernels;
+  writeCsvTable(trace, RecordKind::Kernel, kernels);
+  CHECK(readFile(dir.path() / "run.kernels.csv") == kernels.str());
+  CHECK_NOTHROW(nlohmann::json::parse(readFile(dir.path() / "run.json")));
+}
+
+TEST_CASE("exportAll writes the Perfetto protobuf file when asked", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const std::string prefix = (dir.path() / "run").string();
+  const ExportResult result = exportAll(trace, kFormatPftrace, prefix);
+  CHECK(result.errors.empty());
+  CHECK(fileNames(dir.path()) == std::set<std::string>{"run.pftrace"});
+  std::ostringstream expected;
+  writePerfettoProto(trace, expected);
+  CHECK(readFile(dir.path() / "run.pftrace") == expected.str());
+  CHECK(expected.str().size() > 100);
+}
+
+TEST_CASE("exportAll leaves out empty sync and overhead tables", "[export]") {
+  Trace trace;  // nothing recorded
+  TempDir dir;
+  const ExportResult result = exportAll(trace, kFormatCsv, (dir.path() / "t").string());
+  CHECK(result.errors.empty());
+  CHECK(fileNames(dir.path()) == std::set<std::string>{"t.kernels.csv", "t.memcpy.csv",
+                                                       "t.memset.csv", "t.api.csv", "t.nvtx.csv"});
+}
+
+TEST_CASE("exportAll into a missing directory reports the path and writes nothing", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const fs::path missing = dir.path() / "does-not-exist";
+  const std::string prefix = (missing / "run").string();
+
+  const ExportResult result = exportAll(trace, kFormatCsv | kFormatNative | kFormatJson, prefix);
+  CHECK(result.written.empty());
+  // One message for the directory, not one per output file.
+  REQUIRE(result.errors.size() == 1);
+  CHECK_THAT(result.errors.front(), Catch::Contains("output directory " + missing.string() + " does not exist"));
+  CHECK(result.errors.front().find('\n') == std::string::npos);
+  CHECK_FALSE(fs::exists(missing));
+  CHECK(fileNames(dir.path()).empty());
+}
+
+TEST_CASE("exportAll into a file that is not a directory reports it", "[export]") {
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  TempDir dir;
+  const fs::path notDir = dir.path() / "plain-file";
+  std::ofstream(notDir) << "x";
+  const ExportResult result = exportAll(trace, kFormatJson, (notDir / "run").string());
+  CHECK(result.written.empty());
+  REQUIRE(result.errors.size() == 1);
+  CHECK_THAT(result.errors.front(), Catch::Contains("is not a writable directory"));
+}
+
+TEST_CASE("outputsExist sees a trace written under the prefix, and nothing else", "[export]") {
+  TempDir dir;
+  const std::string prefix = (dir.path() / "run").string();
+  CHECK_FALSE(outputsExist(prefix));
+  // A file of another name that starts like it is not one of its outputs.
+  std::ofstream(dir.path() / "run.old.txt") << "x";
+  std::ofstream(dir.path() / "run.spill") << "x";
+  CHECK_FALSE(outputsExist(prefix));
+
+  Trace trace;
+  testing::fillSampleTrace(trace);
+  const ExportResult result = exportAll(trace, kFormatNative, prefix);
+  REQUIRE(result.errors.empty());
+  CHECK(outputsExist(prefix));
+  CHECK_FALSE(outputsExist(prefix + ".7"));
+  // Each kind of output alone counts: a split trace's first part, a gzip'd timeline.
+  std::ofstream(dir.path() / "split.1.pftrace") << "x";
+  CHECK(outputsExist((dir.path() / "split").string()));
+  std::ofstream(dir.path() / "zipped.json.gz") << "x";
+  CHECK(outputsExist((dir.path() / "zipped").string()));
+}
+
+TEST_CASE("untakenPrefix moves a trace whose name is taken to PREFIX.PID, and says so", "[export]") {
+  TempDir dir;
+  const std::string prefix = (dir.path() / "run").string();
+  std::string message;
+  CHECK(untakenPrefix(prefix, 42, &message) == prefix);
+  CHECK(message.empty());
+  std::ofstream(dir.path() / "run.json") << "x";
+  CHECK(untakenPrefix(prefix, 42, &message) == prefix + ".42");
+  CHECK_THAT(message, Catch::Contains("run.42.*") && Catch::Contains("exists already"));
+  // Both taken: the name stays, and writing it says the file is kept.
+  std::ofstream(dir.path() / "run.42.native") << "x";
+  message.clear();
+  CHECK(untakenPrefix(prefix, 42, &message) == prefix);
+  CHECK(message.empty());
+}
+
+}  // namespace cuptitrace
