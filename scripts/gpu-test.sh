@@ -60,6 +60,18 @@ for cu in samples/*.cu; do
     *) samples+=("$s") ;;
   esac
 done
+# run_script NAME SCRIPT ARGS...: one GPU test script outside CTest, its result in the log.
+run_script() {
+  local name=$1 script=$2
+  shift 2
+  echo "== gpu.$name" | tee -a "$LOGS/tests.log"
+  bash "$script" "$@" >>"$LOGS/tests.log" 2>&1
+  case $? in
+    0) echo "gpu.$name: Passed" | tee -a "$LOGS/tests.log" ;;
+    77) echo "gpu.$name: Skipped" | tee -a "$LOGS/tests.log" ;;
+    *) echo "gpu.$name: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
+  esac
+}
 configured_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 configured_build=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$BUILD/CMakeCache.txt")
 rm -f "$TRACES"/*.summary.tsv
@@ -139,34 +151,10 @@ else
     77) echo "gpu.spill_recover: Skipped" | tee -a "$LOGS/tests.log" ;;
     *) echo "gpu.spill_recover: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
   esac
-  echo "== gpu.graph_windows" | tee -a "$LOGS/tests.log"
-  bash tests/gpu/graph_windows.sh "$lib" "$TRACES/graph-windows" >>"$LOGS/tests.log" 2>&1
-  case $? in
-    0) echo "gpu.graph_windows: Passed" | tee -a "$LOGS/tests.log" ;;
-    77) echo "gpu.graph_windows: Skipped" | tee -a "$LOGS/tests.log" ;;
-    *) echo "gpu.graph_windows: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
-  esac
-  echo "== gpu.doc_examples" | tee -a "$LOGS/tests.log"
-  bash tests/docs/doc_examples.sh "$cli" "$BUILD/bench/rank_bench" "$(pwd)" --gpu >>"$LOGS/tests.log" 2>&1
-  case $? in
-    0) echo "gpu.doc_examples: Passed" | tee -a "$LOGS/tests.log" ;;
-    77) echo "gpu.doc_examples: Skipped" | tee -a "$LOGS/tests.log" ;;
-    *) echo "gpu.doc_examples: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
-  esac
-  echo "== gpu.endings" | tee -a "$LOGS/tests.log"
-  bash tests/gpu/endings.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/endings" >>"$LOGS/tests.log" 2>&1
-  case $? in
-    0) echo "gpu.endings: Passed" | tee -a "$LOGS/tests.log" ;;
-    77) echo "gpu.endings: Skipped" | tee -a "$LOGS/tests.log" ;;
-    *) echo "gpu.endings: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
-  esac
-  echo "== gpu.kill_bound" | tee -a "$LOGS/tests.log"
-  bash tests/gpu/kill_bound.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/kill-bound" >>"$LOGS/tests.log" 2>&1
-  case $? in
-    0) echo "gpu.kill_bound: Passed" | tee -a "$LOGS/tests.log" ;;
-    77) echo "gpu.kill_bound: Skipped" | tee -a "$LOGS/tests.log" ;;
-    *) echo "gpu.kill_bound: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
-  esac
+  run_script graph_windows tests/gpu/graph_windows.sh "$lib" "$TRACES/graph-windows"
+  run_script doc_examples tests/docs/doc_examples.sh "$cli" "$BUILD/bench/rank_bench" "$(pwd)" --gpu
+  run_script endings tests/gpu/endings.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/endings"
+  run_script kill_bound tests/gpu/kill_bound.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/kill-bound"
   echo "== gpu.merge" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/merge.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/merge" >>"$LOGS/tests.log" 2>&1; then
     echo "gpu.merge: Passed" | tee -a "$LOGS/tests.log"
@@ -185,13 +173,7 @@ else
       *) echo "gpu.$t: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
     esac
   done
-  echo "== gpu.sqlite" | tee -a "$LOGS/tests.log"
-  bash tests/gpu/sqlite.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/sqlite" >>"$LOGS/tests.log" 2>&1
-  case $? in
-    0) echo "gpu.sqlite: Passed" | tee -a "$LOGS/tests.log" ;;
-    77) echo "gpu.sqlite: Skipped" | tee -a "$LOGS/tests.log" ;;
-    *) echo "gpu.sqlite: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
-  esac
+  run_script sqlite tests/gpu/sqlite.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/sqlite"
   echo "== gpu.bad_input" | tee -a "$LOGS/tests.log"
   if bash tests/gpu/bad_input.sh "$BUILD/samples" "$lib" "$TRACES/bad-input" >>"$LOGS/tests.log" 2>&1; then
     echo "gpu.bad_input: Passed" | tee -a "$LOGS/tests.log"

@@ -26,16 +26,21 @@ check() {  # check DESCRIPTION CONDITION...
 }
 signum() { kill -l "$1" 2>/dev/null; }
 
+# how_to_run HOW PREFIX PROGRAM...: sets $cmd to PROGRAM untraced (plain), traced
+# through the environment (env) or through the command (cmd), writing PREFIX.*.
+how_to_run() {
+  local how=$1 prefix=$2; shift 2
+  case $how in
+    plain) cmd=("$@") ;;
+    env) cmd=(env CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$lib" CUPTITRACE_OUTPUT="$prefix"
+              CUPTITRACE_FORMAT=json,native "$@") ;;
+    cmd) cmd=("$cli" -o "$prefix" --format json,native -- "$@") ;;
+  esac
+}
 # launch HOW NAME PROGRAM...: starts PROGRAM in the background; sets $pid.
 launch() {
   local how=$1 name=$2; shift 2
-  local cmd=()
-  case $how in
-    plain) cmd=("$@") ;;
-    env) cmd=(env CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$lib" CUPTITRACE_OUTPUT="$out/$name"
-              CUPTITRACE_FORMAT=json,native "$@") ;;
-    cmd) cmd=("$cli" -o "$out/$name" --format json,native -- "$@") ;;
-  esac
+  how_to_run "$how" "$out/$name" "$@"
   "${cmd[@]}" >"$out/$name.out" 2>"$out/$name.err" &
   pid=$!
 }
@@ -116,12 +121,7 @@ for sig in TERM INT; do
   want=$((128 + $(signum "$sig")))
   for how in plain env cmd; do
     name=cxx-timeout-$sig-$how
-    case $how in
-      plain) cmd=("$samples/busy_threads" 8 60) ;;
-      env) cmd=(env CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$lib" CUPTITRACE_OUTPUT="$out/$name"
-                CUPTITRACE_FORMAT=json,native "$samples/busy_threads" 8 60) ;;
-      cmd) cmd=("$cli" -o "$out/$name" --format json,native -- "$samples/busy_threads" 8 60) ;;
-    esac
+    how_to_run "$how" "$out/$name" "$samples/busy_threads" 8 60
     timeout --preserve-status -s "$sig" 4 "${cmd[@]}" >"$out/$name.out" 2>&1 &
     pid=$!
     finish "$name"
@@ -179,12 +179,7 @@ done
 # timeout -s INT on a launch loop (Ctrl-C after 25 s, torch's start included).
 for how in plain env cmd; do
   name=py-timeout-$how
-  case $how in
-    plain) cmd=("${py[@]}" loop) ;;
-    env) cmd=(env CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$lib" CUPTITRACE_OUTPUT="$out/$name"
-              CUPTITRACE_FORMAT=json,native "${py[@]}" loop) ;;
-    cmd) cmd=("$cli" -o "$out/$name" --format json,native -- "${py[@]}" loop) ;;
-  esac
+  how_to_run "$how" "$out/$name" "${py[@]}" loop
   timeout --preserve-status -s INT 25 "${cmd[@]}" >"$out/$name.out" 2>&1 &
   pid=$!
   finish "$name"
@@ -200,12 +195,7 @@ else
   tr=(python3 -m torch.distributed.run --standalone --nproc_per_node=2 "$here/endings.py" loop)
   for how in plain env cmd; do
     name=torchrun-$how
-    case $how in
-      plain) cmd=("${tr[@]}") ;;
-      env) cmd=(env CUDA_INJECTION64_PATH="$lib" NVTX_INJECTION64_PATH="$lib" CUPTITRACE_OUTPUT="$out/$name.%r"
-                CUPTITRACE_FORMAT=json,native "${tr[@]}") ;;
-      cmd) cmd=("$cli" -o "$out/$name.%r" --format json,native -- "${tr[@]}") ;;
-    esac
+    how_to_run "$how" "$out/$name.%r" "${tr[@]}"
     "${cmd[@]}" >"$out/$name.out" 2>"$out/$name.err" &
     pid=$!
     wait_ready "$name" 2 || echo "     $name: never ready"
