@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "cli/recover_command.h"
 #include "cli/stats_command.h"
+#include "cli/summarize_command.h"
 
 namespace cuptitrace::cli {
 
@@ -24,6 +25,7 @@ std::string bashCompletion() {
       {"stats", statsOptionWords()},
       {"merge", mergeOptionWords()},
       {"recover", recoverOptionWords()},
+      {"summarize", summarizeOptionWords()},
   };
   for (const auto& [name, words] : commands)
     script +=
@@ -41,7 +43,7 @@ std::string bashCompletion() {
       "  if [[ $cur == -* ]]; then\n"
       "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
       "  elif [ $COMP_CWORD -eq 1 ]; then\n"
-      "    COMPREPLY=($(compgen -W \"convert stats merge recover\" -- \"$cur\") $(compgen -f -- "
+      "    COMPREPLY=($(compgen -W \"convert stats merge recover summarize\" -- \"$cur\") $(compgen -f -- "
       "\"$cur\"))\n"
       "  else\n"
       "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"

@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  cuptitrace merge TRACE.native... -o OUT.json|OUT.pftrace|OUT.sqlite [--overwrite]\n"
     "                                               put several processes' saved traces on one\n"
     "                                               timeline, clocks aligned\n"
+    "  cuptitrace summarize TRACE... [-o FILE]       the per-rank step of those reports, alone\n"
     "  cuptitrace recover JOURNAL.spill [-o PREFIX] [--to FORMATS] [--overwrite]\n"
     "                                               rebuild the trace of a killed run from its\n"
     "                                               spill journal (see --spill)\n"
