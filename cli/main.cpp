@@ -2,6 +2,7 @@
 
 #include "cli/convert_command.h"
 #include "cli/merge_command.h"
+#include "cli/recipe_command.h"
 #include "cli/recover_command.h"
 #include "cli/run_command.h"
 #include "cli/stats_command.h"
@@ -16,6 +17,8 @@ int main(int argc, char** argv) {
     return cuptitrace::cli::statsCommand(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "summarize") == 0)
     return cuptitrace::cli::summarizeCommand(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "recipe") == 0)
+    return cuptitrace::cli::recipeCommand(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "recover") == 0)
     return cuptitrace::cli::recoverCommand(argc - 1, argv + 1);
   return cuptitrace::cli::runCommand(argc, argv);
