@@ -23,7 +23,7 @@ namespace {
 
 struct RecipeArgs {
   std::vector<std::string> inputs;  // the recipe's name, then the traces
-  std::string workers, scheduler, format, timeUnit, top, nameWidth, python, measure, wait;
+  std::string workers, scheduler, format, timeUnit, top, nameWidth, python, measure, wait, perTask;
 };
 
 Command recipeForm(RecipeArgs& a) {
@@ -59,6 +59,10 @@ Command recipeForm(RecipeArgs& a) {
       {"--time-unit", "UNIT", "as for cuptitrace stats", &a.timeUnit},
       {"--top", "N", "rows per report; 0 (default) prints all", &a.top},
       {"--name-width", "N", "as for cuptitrace stats", &a.nameWidth},
+      {"--traces-per-task", "N",
+       "traces a task summarizes, one after the other (default: about\n8 tasks per worker, at most 32 traces "
+       "each)",
+       &a.perTask},
       {"--python", "PATH", "the Python to run the recipe with", &a.python},
       {"--measure", "FILE", "write the run's times and peak memory as JSON (benchmarks)", &a.measure},
   };
@@ -158,7 +162,7 @@ int recipeCommand(int argc, char** argv) {
   if (!a.timeUnit.empty() && !parseTimeUnit(a.timeUnit))
     return usage("--time-unit '" + a.timeUnit + "' is not valid (accepted: auto, ns, us, ms, s)");
   for (const auto& [flag, value, least] : {std::tuple{"--workers", &a.workers, 1}, std::tuple{"--top", &a.top, 0},
-                                            std::tuple{"--name-width", &a.nameWidth, 0}, std::tuple{"--wait", &a.wait, 1}}) {
+                                            std::tuple{"--name-width", &a.nameWidth, 0}, std::tuple{"--wait", &a.wait, 1}, std::tuple{"--traces-per-task", &a.perTask, 1}}) {
     const auto n = parseUint(*value);
     if (!value->empty() && (!n || value->find_first_not_of("0123456789") != std::string::npos ||
                             *n < static_cast<uint64_t>(least) || *n > 1000000))
@@ -204,7 +208,7 @@ int recipeCommand(int argc, char** argv) {
   for (const auto& [flag, value] :
        {std::pair{"--workers", &a.workers}, std::pair{"--scheduler", &a.scheduler}, std::pair{"--format", &a.format},
         std::pair{"--time-unit", &a.timeUnit}, std::pair{"--top", &a.top}, std::pair{"--name-width", &a.nameWidth},
-        std::pair{"--measure", &a.measure}, std::pair{"--wait", &a.wait}})
+        std::pair{"--measure", &a.measure}, std::pair{"--wait", &a.wait}, std::pair{"--traces-per-task", &a.perTask}})
     if (!value->empty()) {
       args.push_back(flag);
       args.push_back(*value);

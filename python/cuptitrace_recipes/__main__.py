@@ -29,18 +29,31 @@ def parse(argv):
     p.add_argument("--top")
     p.add_argument("--name-width")
     p.add_argument("--measure", help="write times and peak memory as JSON here")
+    p.add_argument("--traces-per-task", type=int, help="default: about 8 tasks per worker, at most 32 traces each")
     p.add_argument("traces", nargs="+")
     return p.parse_args(argv)
 
 
-def map_summaries(client, cuptitrace, traces, measure):
-    """The summaries' bytes in the order of `traces`, and each task's measurements."""
+def batches(traces, workers, per_task=None):
+    """`traces` cut in order into the tasks' lists.
+
+    A task per trace costs a process start and a scheduler round trip each
+    (several milliseconds, as long as reading a trace of a few MiB); a few
+    tasks per worker keep the workers evenly busy while sparing most of that.
+    """
+    size = per_task or max(1, min(32, len(traces) // (max(1, workers) * 8)))
+    return [traces[i:i + size] for i in range(0, len(traces), size)]
+
+
+def map_summaries(client, cuptitrace, tasks_traces, measure):
+    """The summaries' bytes, task by task in the order of `tasks_traces`, and each task's measurements."""
     import cloudpickle
     from distributed import as_completed
 
     # Workers started elsewhere (`dask worker`) need not have this package on
     # their path: the task's code travels with it.
     cloudpickle.register_pickle_by_value(tasks)
+    traces = tasks_traces
     futures = client.map(tasks.summarize, [cuptitrace] * len(traces), traces, measure=measure, pure=False)
     index = {f.key: i for i, f in enumerate(futures)}
     blobs = [b""] * len(traces)
@@ -52,7 +65,7 @@ def map_summaries(client, cuptitrace, traces, measure):
         except Exception as e:  # a worker that could not run cuptitrace, or died
             for f in futures:
                 f.cancel()
-            raise RuntimeError(f"the task of {traces[i]} failed: {e}") from None
+            raise RuntimeError(f"the task of {traces[i][0]} failed: {e}") from None
         measured.append(m)
         future.release()  # the worker can forget the summary once we have it
     return blobs, measured
@@ -89,7 +102,8 @@ def main(argv=None):
         with cluster.open_client(args.scheduler, args.workers, args.wait) as client:
             ready = time.monotonic()
             workers = len(client.scheduler_info().get("workers", {}))
-            blobs, measured = map_summaries(client, args.cuptitrace, args.traces, bool(args.measure))
+            work = batches(args.traces, workers, args.traces_per_task)
+            blobs, measured = map_summaries(client, args.cuptitrace, work, bool(args.measure))
             mapped = time.monotonic()
     except Exception as e:  # the scheduler unreachable, no workers, a task that could not run
         where = f"the Dask scheduler at {args.scheduler}" if args.scheduler else "a local Dask cluster"
@@ -102,6 +116,7 @@ def main(argv=None):
         m = {
             "recipe": args.recipe,
             "traces": len(args.traces),
+            "tasks": len(work),
             "workers": workers,
             "scheduler": bool(args.scheduler),
             "wall_s": end - start,
