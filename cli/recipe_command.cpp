@@ -48,8 +48,8 @@ Command recipeForm(RecipeArgs& a) {
       "\nWithout --scheduler, a local cluster of --workers processes (default: one per\n"
       "core) starts and stops with the command. With it, the traces and this cuptitrace\n"
       "must be at the same paths on the workers (a shared file system).\n"
-      "Python: CUPTITRACE_PYTHON, else the first of python3 and /usr/bin/python3 that can\n"
-      "import dask.distributed (Debian: python3-dask python3-distributed).";
+      "Python: CUPTITRACE_PYTHON, else the first of python3 and /usr/bin/python3 that has\n"
+      "dask and distributed (Debian: python3-dask python3-distributed).";
   c.footer = footer;
   c.options = {
       {"--workers", "N", "local cluster: worker processes (default: one per core)", &a.workers},
@@ -77,9 +77,13 @@ bool isFile(const std::string& path) {
   return !path.empty() && ::stat(path.c_str(), &st) == 0;
 }
 
-// Whether `python` runs and can import Dask's distributed scheduler.
+// Whether `python` runs and has Dask and its distributed scheduler. Found,
+// not imported: importing them takes half a second, and the recipe does it again.
 bool hasDask(const std::string& python) {
-  const char* argv[] = {python.c_str(), "-c", "import dask.distributed", nullptr};
+  const char* argv[] = {python.c_str(), "-c",
+                        "import importlib.util as u, sys; "
+                        "sys.exit(0 if u.find_spec('dask') and u.find_spec('distributed') else 1)",
+                        nullptr};
   posix_spawn_file_actions_t quiet;
   posix_spawn_file_actions_init(&quiet);
   posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);

@@ -45,15 +45,15 @@ def batches(traces, workers, per_task=None):
     return [traces[i:i + size] for i in range(0, len(traces), size)]
 
 
-def map_summaries(client, cuptitrace, tasks_traces, measure):
-    """The summaries' bytes, task by task in the order of `tasks_traces`, and each task's measurements."""
+def map_summaries(client, cuptitrace, traces, measure):
+    """The summaries' bytes, task by task in the order of `traces` (a list of
+    traces per task), and each task's measurements."""
     import cloudpickle
     from distributed import as_completed
 
     # Workers started elsewhere (`dask worker`) need not have this package on
     # their path: the task's code travels with it.
     cloudpickle.register_pickle_by_value(tasks)
-    traces = tasks_traces
     futures = client.map(tasks.summarize, [cuptitrace] * len(traces), traces, measure=measure, pure=False)
     index = {f.key: i for i, f in enumerate(futures)}
     blobs = [b""] * len(traces)
