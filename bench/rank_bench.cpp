@@ -2,7 +2,7 @@
 // over synthetic ranks' traces: how long they take and how much memory they
 // hold, with one reader and with two.
 //
-//   rank_bench [--ranks N] [--steps S] [--kernels K] [--dir DIR] [--keep]
+//   rank_bench [--ranks N] [--steps S] [--kernels K] [--dir DIR] [--keep] [--generate-only]
 //
 // Writes N native traces into DIR (a fresh directory under /tmp by default),
 // each a rank of a data-parallel job: S steps of K compute kernels, one
@@ -11,6 +11,8 @@
 // own, summarizes them with 1 and with 2 readers and builds every report.
 // Prints one line per run: wall time, peak RSS, and the largest trace and
 // all traces' size for comparison. The traces are removed unless --keep.
+// --generate-only writes and keeps the traces and measures nothing: the jobs
+// of the recipe's tests and benchmark (scripts/bench-recipe.sh).
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -119,10 +121,11 @@ int main(int argc, char** argv) {
   const int ranks = argInt(argc, argv, "--ranks", 64);
   const int steps = argInt(argc, argv, "--steps", 2000);
   const int kernels = argInt(argc, argv, "--kernels", 20);
-  bool keep = false;
+  bool keep = false, generateOnly = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--keep") keep = true;
+    if (std::string(argv[i]) == "--generate-only") keep = generateOnly = true;
     if (std::string(argv[i]) == "--dir" && i + 1 < argc) dir = argv[i + 1];
   }
   if (dir.empty()) {
@@ -157,6 +160,7 @@ int main(int argc, char** argv) {
       static_cast<double>(largest) / 1048576.0, dir.c_str());
   std::fflush(stdout);  // before fork: children must not print it again
   for (const unsigned readers : {1u, 2u}) {
+    if (generateOnly) break;
     if (const pid_t child = ::fork(); child == 0) {
       const auto t0 = std::chrono::steady_clock::now();
       RankReadResult read = summarizeTraceFiles(paths, readers);

@@ -2,15 +2,41 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <thread>
 
+#include "cli/rank_sqlite.h"
 #include "core/trace.h"
 #include "exporters/native.h"
 
 namespace cuptitrace {
+
+bool summarizeTraceFile(const std::string& path, RankSummary& summary, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open " + path;
+    return false;
+  }
+  char head[16] = {};
+  in.read(head, sizeof head);
+  if (in.gcount() == sizeof head && std::memcmp(head, "SQLite format 3", 16) == 0) {
+    in.close();
+    return summarizeSqliteRank(path, summary, error);
+  }
+  in.clear();
+  in.seekg(0);
+  // One trace at a time, freed before the next is read.
+  auto trace = std::make_unique<Trace>();
+  if (!readNative(in, *trace, error)) {
+    error = path + " is not a readable cuptitrace trace: " + error;
+    return false;
+  }
+  summary = summarizeRank(*trace, path);
+  return true;
+}
 
 RankReadResult summarizeTraceFiles(const std::vector<std::string>& paths, unsigned workers) {
   std::vector<std::optional<RankSummary>> slots(paths.size());
@@ -19,19 +45,12 @@ RankReadResult summarizeTraceFiles(const std::vector<std::string>& paths, unsign
   // Each worker owns the slots it takes: no lock needed.
   auto work = [&] {
     for (size_t i = next++; i < paths.size(); i = next++) {
-      std::ifstream in(paths[i], std::ios::binary);
-      if (!in) {
-        errors[i] = "cannot open " + paths[i];
-        continue;
-      }
-      // One trace at a time per worker, freed before the next is read.
-      auto trace = std::make_unique<Trace>();
+      RankSummary s;
       std::string error;
-      if (!readNative(in, *trace, error)) {
-        errors[i] = paths[i] + " is not a readable cuptitrace trace: " + error;
-        continue;
-      }
-      slots[i] = summarizeRank(*trace, paths[i]);
+      if (summarizeTraceFile(paths[i], s, error))
+        slots[i] = std::move(s);
+      else
+        errors[i] = error;
     }
   };
   const unsigned n = std::max(1u, std::min<unsigned>(workers, static_cast<unsigned>(paths.size())));

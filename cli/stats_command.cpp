@@ -12,6 +12,7 @@
 #include "cli/trace_globs.h"
 #include "exporters/native.h"
 #include "cli/rank_reader.h"
+#include "cli/rank_stats.h"
 #include "reports/rank_reports.h"
 #include "reports/reports.h"
 
@@ -21,7 +22,7 @@ namespace {
 // What the parser fills.
 struct StatsArgs {
   std::vector<std::string> inputs;
-  std::string report = "all", format, top, timeUnit, nameWidth, stepRange, coverage, byLaunchConfig, jobs;
+  std::string report = "all", format, top, timeUnit, nameWidth, stepRange, coverage, byLaunchConfig, jobs, summaries;
   bool stepRangeGiven = false, coverageGiven = false;
 };
 
@@ -32,7 +33,8 @@ Command statsForm(StatsArgs& a) {
       "usage: cuptitrace stats TRACE.native [--report NAME[,NAME...]] [--format table|csv|json]\n"
       "                        [--top N] [--time-unit auto|ns|us|ms|s] [--name-width N]\n"
       "                        [--step-range NAME] [--coverage PERCENT] [--by-launch-config]\n"
-      "       cuptitrace stats RANK.native RANK.native... [--report NAME[,NAME...]] [--jobs N] ...\n";
+      "       cuptitrace stats RANK.native RANK.native... [--report NAME[,NAME...]] [--jobs N] ...\n"
+      "       cuptitrace stats --summaries SUMMARIES... [--report NAME[,NAME...]] ...\n";
   c.about =
       "Prints reports of a saved trace. With several traces (one per rank of a job; a quoted\n"
       "pattern such as 't.*.native' works too) the reports are across ranks. Traces are read\n"
@@ -66,6 +68,10 @@ Command statsForm(StatsArgs& a) {
        &a.coverageGiven},
       {"--by-launch-config", "", "the kernels report has a row per name, grid and block", &a.byLaunchConfig},
       {"--jobs", "N", "with several traces: how many are read at once (default 2)", &a.jobs},
+      {"--summaries", "",
+       "the inputs are rank summaries written by cuptitrace summarize\n(- reads them from standard input): "
+       "the reports across\nranks, from summaries made elsewhere (cuptitrace recipe)",
+       &a.summaries},
   };
   c.positionalName = "TRACE.native";
   c.positionalHelp = "the saved trace (PREFIX.native); several: reports across ranks";
@@ -88,36 +94,53 @@ std::string statsUsage() {
 
 namespace {
 
+// The names of --report for the reports across ranks; false (and `err`) when
+// one is not such a report.
+bool rankReportNames(const std::string& reportList, std::vector<std::string>& names, std::string& err) {
+  if (reportList == "all") {
+    for (const auto& r : rankReportCatalog()) names.push_back(r.name);
+    return true;
+  }
+  for (const std::string& name : splitList(reportList)) {
+    if (!isRankReport(name)) {
+      std::string accepted;
+      for (const auto& r : rankReportCatalog()) accepted += std::string(accepted.empty() ? "" : ", ") + r.name;
+      err += "cuptitrace stats: --report '" + name + "' is not a report across ranks (accepted: " + accepted + ")\n";
+      return false;
+    }
+    names.push_back(name);
+  }
+  return true;
+}
+
 // Several traces: the reports across ranks.
 int runRankStats(const std::vector<std::string>& inputs, const std::string& reportList, unsigned jobs,
                  ReportFormat format, const RenderOptions& render, std::string& out, std::string& err) {
   std::vector<std::string> names;
-  if (reportList == "all") {
-    for (const auto& r : rankReportCatalog()) names.push_back(r.name);
-  } else {
-    for (const std::string& name : splitList(reportList)) {
-      if (!isRankReport(name)) {
-        err += "cuptitrace stats: --report '" + name +
-               "' is not a report across ranks (accepted: ranks, collectives, collective_spread, rank_findings)\n";
-        return 2;
-      }
-      names.push_back(name);
-    }
-  }
+  if (!rankReportNames(reportList, names, err)) return 2;
   RankReadResult read = summarizeTraceFiles(inputs, jobs);
   if (!read.errors.empty()) {
     for (const std::string& e : read.errors) err += "cuptitrace stats: " + e + "\n";
     return 1;
   }
-  std::vector<std::string> skipped;
-  const std::vector<RankSummary> ranks = orderRanks(std::move(read.summaries), skipped);
-  for (const std::string& s : skipped) err += "cuptitrace stats: skipped " + s + "\n";
-  if (ranks.empty()) {
-    err += "cuptitrace stats: none of the traces holds GPU work\n";
-    return 1;
+  return reportAcrossRanks(std::move(read.summaries), {}, names, format, render, out, err);
+}
+
+// Summaries made elsewhere (cuptitrace summarize): the same reports. Traces
+// that could not be read there are named, and the reports cover the others.
+int runSummaryStats(const std::vector<std::string>& inputs, const std::string& reportList,
+                    ReportFormat format, const RenderOptions& render, std::string& out, std::string& err) {
+  std::vector<std::string> names;
+  if (!rankReportNames(reportList, names, err)) return 2;
+  RankBlobs blobs;
+  for (const std::string& input : inputs) {
+    std::string error;
+    if (!readRankSummaries(input, blobs, error)) {
+      err += "cuptitrace stats: " + error + "\n";
+      return 1;
+    }
   }
-  out += renderTables(buildRankReports(ranks, names, skipped), format, render);
-  return 0;
+  return reportAcrossRanks(std::move(blobs.summaries), blobs.failures, names, format, render, out, err);
 }
 
 }  // namespace
@@ -180,9 +203,17 @@ int runStats(const std::vector<std::string>& args, std::string& out, std::string
   const bool byLaunchConfig = flagIsOn(a.byLaunchConfig);
   const std::vector<std::string>& patterns = a.inputs;
   const std::string& reportList = a.report;
-  if (patterns.empty()) return usageError("no trace given");
+  if (patterns.empty()) return usageError(flagIsOn(a.summaries) ? "no summaries given" : "no trace given");
   std::string error;
   std::vector<std::string> inputs;
+  if (flagIsOn(a.summaries)) {
+    if (patterns.size() == 1 && patterns.front() == "-") return runSummaryStats(patterns, reportList, format, render, out, err);
+    if (!expandTraceArgs(patterns, inputs, error)) {
+      err += "cuptitrace stats: " + error + "\n";
+      return 1;
+    }
+    return runSummaryStats(inputs, reportList, format, render, out, err);
+  }
   if (!expandTraceArgs(patterns, inputs, error)) {
     err += "cuptitrace stats: " + error + "\n";
     return 1;

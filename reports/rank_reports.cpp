@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/rank_info.h"
+#include "reports/rank_kernels.h"
 
 namespace cuptitrace {
 namespace {
@@ -311,6 +312,8 @@ const std::vector<RankReportInfo>& rankReportCatalog() {
       {"collective_spread",
        "per NCCL collective: spread of durations across ranks, who arrives last"},
       {"rank_findings", "the straggler rank and other cross-rank findings, in words"},
+      {"rank_kernels",
+       "per kernel name over all ranks: time, instances, per-rank totals, the rank with the most"},
   };
   return catalog;
 }
@@ -337,6 +340,8 @@ std::vector<ReportTable> buildRankReports(const std::vector<RankSummary>& ranks,
       tables.push_back(spreadTable(ranks, spreads));
     else if (name == "rank_findings")
       tables.push_back(findingsTable(ranks, spreads));
+    else if (name == "rank_kernels")
+      tables.push_back(rankKernelsTable(ranks));
   }
   return tables;
 }

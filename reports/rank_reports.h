@@ -9,6 +9,7 @@
 //   collective_spread  per collective: how far apart the ranks' durations are, and
 //                      which rank arrives last most often
 //   rank_findings      the straggler, in words, with the numbers behind it
+//   rank_kernels       per kernel name over all ranks (reports/rank_kernels.h)
 //
 // Who waits for whom. An NCCL collective's kernel starts on each GPU when
 // that rank reaches it, and cannot finish on any rank before the last rank

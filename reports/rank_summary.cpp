@@ -2,21 +2,9 @@
 
 #include <algorithm>
 
-#include "timeline/nccl_names.h"
+#include "core/nccl_kernel.h"
 
 namespace cuptitrace {
-namespace {
-
-// Intervals of one GPU's work.
-struct DeviceWork {
-  std::vector<Interval> all;      // every kernel, copy and set
-  std::vector<Interval> compute;  // kernels that are not NCCL's
-  std::vector<Interval> comm;     // NCCL's kernels
-};
-
-bool timed(uint64_t start, uint64_t end) { return start != 0 && end >= start; }
-
-}  // namespace
 
 std::vector<Interval> mergeIntervals(std::vector<Interval> intervals) {
   std::sort(intervals.begin(), intervals.end());
@@ -45,6 +33,67 @@ uint64_t overlapWith(std::vector<Interval> intervals, const std::vector<Interval
   return total;
 }
 
+uint32_t RankSummaryBuilder::resolve(std::string_view name) {
+  Name n{&s_.kernels[std::string(name)], nullptr};
+  NcclKernelInfo info;
+  if (parseNcclKernel(name, info)) n.collective = &*collectiveNames_.insert(info.collective).first;
+  names_.push_back(n);
+  return static_cast<uint32_t>(names_.size() - 1);
+}
+
+void RankSummaryBuilder::addKernel(uint32_t device, uint64_t start, uint64_t end, const Name& name) {
+  const uint64_t duration = end - start;
+  DeviceWork& d = devices_[device];
+  d.all.emplace_back(start, end);
+  ++s_.gpuRecords;
+  KernelTotals& k = *name.totals;
+  k.minNs = k.count == 0 ? duration : std::min(k.minNs, duration);
+  k.maxNs = std::max(k.maxNs, duration);
+  ++k.count;
+  k.totalNs += duration;
+  if (name.collective != nullptr) {
+    ++s_.commKernels;
+    s_.commNs += duration;
+    d.comm.emplace_back(start, end);
+    collectives_.push_back({name.collective, start, duration});
+  } else {
+    ++s_.computeKernels;
+    s_.computeNs += duration;
+    d.compute.emplace_back(start, end);
+  }
+}
+
+void RankSummaryBuilder::copy(uint32_t device, uint64_t start, uint64_t end) {
+  if (!timed(start, end)) return;
+  devices_[device].all.emplace_back(start, end);
+  ++s_.gpuRecords;
+  s_.copyNs += end - start;
+}
+
+void RankSummaryBuilder::finish(uint64_t wallOffsetNs) {
+  for (auto& [id, d] : devices_) {
+    ++s_.gpus;
+    const std::vector<Interval> busy = mergeIntervals(std::move(d.all));
+    uint64_t busyNs = 0;
+    for (const Interval& i : busy) busyNs += i.second - i.first;
+    const uint64_t span = busy.back().second - busy.front().first;
+    s_.spanNs += span;
+    s_.idleNs += span - busyNs;
+    s_.overlappedNs += overlapWith(std::move(d.comm), mergeIntervals(std::move(d.compute)));
+  }
+  devices_.clear();
+  // Ties broken by duration and name: the order does not depend on the order
+  // a reader met the records in.
+  std::sort(collectives_.begin(), collectives_.end(), [](const Pending& a, const Pending& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.duration != b.duration) return a.duration < b.duration;
+    return *a.collective < *b.collective;
+  });
+  for (const Pending& p : collectives_)
+    s_.collectives[*p.collective].push_back({p.start + wallOffsetNs, p.duration});
+  collectives_.clear();
+}
+
 RankSummary summarizeRank(const Trace& trace, const std::string& file) {
   RankSummary s;
   const TraceMetadata& m = trace.meta;
@@ -55,57 +104,15 @@ RankSummary summarizeRank(const Trace& trace, const std::string& file) {
   s.rank = m.rank;
   s.worldSize = m.worldSize;
   s.dropped = trace.totalDropped();
-  const uint64_t offset = static_cast<uint64_t>(m.wallClockOffsetNs());
-
-  std::map<uint32_t, DeviceWork> devices;
-  NcclNames nccl(trace);
-  struct Pending {
-    const std::string* collective;
-    uint64_t start;
-    uint64_t duration;
-  };
-  std::vector<Pending> collectives;
+  RankSummaryBuilder b(s);
   trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
-    if (!timed(k.start, k.end)) return;
-    DeviceWork& d = devices[k.deviceId];
-    d.all.emplace_back(k.start, k.end);
-    ++s.gpuRecords;
-    if (const NcclKernelInfo* c = nccl.find(k.name)) {
-      ++s.commKernels;
-      s.commNs += k.end - k.start;
-      d.comm.emplace_back(k.start, k.end);
-      collectives.push_back({&c->collective, k.start, k.end - k.start});
-    } else {
-      ++s.computeKernels;
-      s.computeNs += k.end - k.start;
-      d.compute.emplace_back(k.start, k.end);
-    }
+    b.kernel(k.deviceId, k.start, k.end, k.name, [&] { return trace.strings.get(k.name); });
   });
-  auto copy = [&](uint32_t device, uint64_t start, uint64_t end) {
-    if (!timed(start, end)) return;
-    devices[device].all.emplace_back(start, end);
-    ++s.gpuRecords;
-    s.copyNs += end - start;
-  };
   trace.store.records<MemcpyRecord>().forEach(
-      [&](const MemcpyRecord& r) { copy(r.deviceId, r.start, r.end); });
+      [&](const MemcpyRecord& r) { b.copy(r.deviceId, r.start, r.end); });
   trace.store.records<MemsetRecord>().forEach(
-      [&](const MemsetRecord& r) { copy(r.deviceId, r.start, r.end); });
-
-  for (auto& [id, d] : devices) {
-    ++s.gpus;
-    const std::vector<Interval> busy = mergeIntervals(std::move(d.all));
-    uint64_t busyNs = 0;
-    for (const Interval& i : busy) busyNs += i.second - i.first;
-    const uint64_t span = busy.back().second - busy.front().first;
-    s.spanNs += span;
-    s.idleNs += span - busyNs;
-    s.overlappedNs += overlapWith(std::move(d.comm), mergeIntervals(std::move(d.compute)));
-  }
-  std::sort(collectives.begin(), collectives.end(),
-            [](const Pending& a, const Pending& b) { return a.start < b.start; });
-  for (const Pending& p : collectives)
-    s.collectives[*p.collective].push_back({p.start + offset, p.duration});
+      [&](const MemsetRecord& r) { b.copy(r.deviceId, r.start, r.end); });
+  b.finish(static_cast<uint64_t>(m.wallClockOffsetNs()));
   return s;
 }
 

@@ -9,7 +9,13 @@ set -euo pipefail
 # clang and its runtime libraries build the libFuzzer targets (scripts/fuzz.sh);
 # gcc-12-offload-nvptx (GCC's OpenACC offloading to NVIDIA GPUs) the OpenACC
 # sample of the GPU tests (samples/openacc).
-packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev catch2 libsqlite3-dev python3 clang libclang-rt-dev)
+# Dask (python3-dask, python3-distributed) runs `cuptitrace recipe` and its
+# tests; pandas the SQLite test's queries as Nsight's examples write them;
+# GNU time measures peak memory in scripts/bench-recipe.sh. They go into
+# /usr/bin/python3's packages: `cuptitrace recipe` finds that Python when
+# python3 on PATH (pyenv, a virtualenv) has no Dask.
+packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev catch2 libsqlite3-dev python3 clang libclang-rt-dev
+  python3-dask python3-distributed python3-pandas time)
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null; then sudo="sudo"; else

@@ -61,7 +61,7 @@ TEST_CASE("stats over ranks: a pattern, the launcher skipped, the straggler name
   CHECK(err.find("skipped torchrun") != std::string::npos);
   const nlohmann::json doc = nlohmann::json::parse(out);
   const auto& reports = doc["reports"];
-  REQUIRE(reports.size() == 4);
+  REQUIRE(reports.size() == 5);
   CHECK(reports[0]["name"] == "ranks");
   const auto& rows = reports[0]["rows"];
   REQUIRE(rows.size() == 3);
@@ -72,6 +72,7 @@ TEST_CASE("stats over ranks: a pattern, the launcher skipped, the straggler name
   CHECK(reports[3]["name"] == "rank_findings");
   CHECK(reports[3]["rows"][0]["finding"] ==
         "rank 2 is the straggler of AllReduce: the other ranks wait for it");
+  CHECK(reports[4]["name"] == "rank_kernels");
 
   // Text tables, one report.
   out.clear();
