@@ -24,11 +24,11 @@ if ! python3 -c 'import torch, torch.distributed as d; assert torch.cuda.device_
   echo "ddp: no PyTorch with NCCL and two GPUs: skipped"
   exit 77
 fi
-mkdir -p "$out" && rm -f "$out"/t.* "$out"/all.* "$out"/stats.*
+mkdir -p "$out" && rm -f "$out"/t.* "$out"/all.* "$out"/stats.* "$out"/sums.*
 export NCCL_NVLS_ENABLE=0  # NVLink multicast stays off on these hosts
 fail() { echo "FAIL ddp: $*"; exit 1; }
 
-"$cli" -o "$out/t.%r" --format native,json -- \
+"$cli" -o "$out/t.%r" --format native,json,sqlite -- \
     torchrun --standalone --nproc_per_node=2 "$here/ddp.py" --steps 10 --late-rank 1 --late-ms 20 \
     >"$out/run.out" 2>"$out/run.err" || { cat "$out/run.out" "$out/run.err"; fail "the traced training failed"; }
 expect=$(grep '^EXPECT ' "$out/run.out" | tail -1 | cut -d' ' -f2-)
@@ -49,4 +49,19 @@ if ls "$out"/t.pid*.native >/dev/null 2>&1; then
   grep -q "skipped" "$out/stats.err" || fail "stats did not say it skipped torchrun's trace"
 fi
 # shellcheck disable=SC2086
-python3 "$here/check_ranks.py" "$out/all.json" "$out/stats.json" $expect min_nvtx_steps=10
+python3 "$here/check_ranks.py" "$out/all.json" "$out/stats.json" $expect min_nvtx_steps=10 || fail "check_ranks"
+
+# The job's SQLite databases, each read into its rank's summary (`cuptitrace
+# summarize`: the map of `cuptitrace recipe`) and the summaries reduced
+# (`stats --summaries`: its reduce), name the same straggler; where Python has
+# Dask, the recipe itself runs over them, on a local cluster of two workers.
+"$cli" summarize "$out/t.0.sqlite" "$out/t.1.sqlite" -o "$out/sums.ctrs" 2>"$out/sums.err" ||
+  { cat "$out/sums.err"; fail "summarize over the SQLite databases"; }
+"$cli" stats --summaries "$out/sums.ctrs" >"$out/sums.txt" 2>&1 || { cat "$out/sums.txt"; fail "stats --summaries"; }
+grep -E "rank 1 is the straggler" "$out/sums.txt" || { cat "$out/sums.txt"; fail "the SQLite summaries do not name rank 1"; }
+if "$cli" recipe rank_summary "$out/t.*.sqlite" --workers 2 >"$out/recipe.txt" 2>&1; then
+  grep -E "rank 1 is the straggler" "$out/recipe.txt" || { cat "$out/recipe.txt"; fail "the recipe does not name rank 1"; }
+else
+  echo "ddp: the recipe did not run here (no Python with Dask?):"; tail -3 "$out/recipe.txt"
+fi
+echo "ddp: the SQLite summaries name rank 1 the straggler"
