@@ -396,10 +396,8 @@ bool ActivityCollector::setRecording(bool on) {
   bool ok = true;
   for (auto kind : enabled_) {
     if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT) continue;
-    // Graph-level records stay on across windows: with CUDA 13.0, switching
-    // them off and on while graphs are replayed crashed CUPTI inside
-    // cuGraphLaunch (a torch.compile step under cudaProfilerStart/Stop).
-    // The tracer keeps the graph launches made inside a window only.
+    // Graph-level records stay on: switched off and on while graphs replay, CUPTI 13.0
+    // crashed in cuGraphLaunch. The tracer keeps the launches inside a window only.
     if (kind == CUPTI_ACTIVITY_KIND_GRAPH_TRACE) continue;
     ok = CUPTI_CHECK(on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind)) == CUPTI_SUCCESS && ok;
   }
@@ -461,8 +459,7 @@ void ActivityCollector::stop() {
     drainPending();
   }
   decoder_.removeFilteredLaunches();
-  // The last records too: the outputs are written from here, and a process
-  // killed while writing them (the OOM killer) leaves the journal whole.
+  // The last records too: a process killed while writing the outputs leaves the journal whole.
   if (config_.spill == SpillMode::Always && config_.journalPeriodNs > 0) journalTails();
 }
 

@@ -336,7 +336,7 @@ void Tracer::finishCollection() {
   trace_.meta.endTimestampNs = end;
   if (capture_) {
     trace_.meta.captureWindows = capture_->windows(end);
-    keepApiCallsInWindows();
+    keepRecordsInWindows();
   }
   // The drain thread has stopped: this thread is now the store's only writer.
   nvtxRecorder_.collect(trace_.store, true, end);
@@ -374,7 +374,7 @@ void Tracer::finishCollection() {
 // The lean API set and graph-level records stay on across windows
 // (collectors/activity_collector.cpp): what was made outside every window
 // leaves the trace here.
-void Tracer::keepApiCallsInWindows() {
+void Tracer::keepRecordsInWindows() {
   const std::vector<CaptureSpan>& windows = trace_.meta.captureWindows;
   const auto inWindow = [&windows](uint64_t start) {
     for (const CaptureSpan& w : windows)

@@ -68,7 +68,7 @@ class Tracer {
   // by signal with no journal to hold the trace meanwhile).
   void writeOutputs(bool nativeFirst);
   bool didNoGpuWork() const;
-  void keepApiCallsInWindows();
+  void keepRecordsInWindows();
 
   std::once_flag startOnce_;
   std::once_flag finishOnce_;
