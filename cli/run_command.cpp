@@ -38,6 +38,18 @@ std::string findLibrary() {
   return {};
 }
 
+// The Python start-up hook's folder: under share/ beside an installed
+// command, or in the source tree the command was built from.
+std::string findPythonHook() {
+  const std::string installed = executableDir() + "/../share/cuptitrace/python/cuptitrace_pyhook";
+  for (const std::string& folder : {installed, std::string(CUPTITRACE_SOURCE_PYTHON_DIR) + "/cuptitrace_pyhook"}) {
+    if (::access((folder + "/sitecustomize.py").c_str(), R_OK) != 0) continue;
+    char resolved[4096];
+    return ::realpath(folder.c_str(), resolved) != nullptr ? std::string(resolved) : folder;
+  }
+  return {};
+}
+
 // Whether the configuration the program will read selects osrt.
 Config programConfig() {
   std::vector<std::string> ignored;  // the library reports bad values itself
@@ -62,6 +74,19 @@ std::string watchLibraryBeside(const std::string& library) {
 std::string osrtLibraryBeside(const std::string& library) {
   const size_t slash = library.rfind('/');
   return (slash == std::string::npos ? std::string() : library.substr(0, slash + 1)) + "libcuptitrace-osrt.so";
+}
+
+std::string pythonPathWith(const char* current, const std::string& folder) {
+  const std::string list = current != nullptr ? current : "";
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t end = list.find(':', at);
+    const size_t stop = end == std::string::npos ? list.size() : end;
+    if (stop > at && list.compare(at, stop - at, folder) == 0) return list;
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return list.empty() ? folder : folder + ":" + list;
 }
 
 std::string preloadWith(const char* current, const std::string& library) {
@@ -102,6 +127,18 @@ int runCommand(int argc, char** argv) {
     const std::string value = accProfLibFor(std::getenv("ACC_PROFLIB"), library, note);
     if (!value.empty()) ::setenv("ACC_PROFLIB", value.c_str(), 1);
     if (!note.empty() && !config.quiet) std::fprintf(stderr, "%s\n", note.c_str());
+  }
+  // PyTorch operators and Python lines: a start-up hook on the program's
+  // PYTHONPATH (inert in programs that never import torch).
+  if (const Config config = programConfig(); config.pytorch != PytorchMode::Off || config.pythonBacktrace) {
+    const std::string hook = findPythonHook();
+    if (hook.empty()) {
+      std::fprintf(stderr,
+                   "cuptitrace: the Python start-up hook (cuptitrace_pyhook) is not beside this command; "
+                   "PyTorch operators and Python lines will not be recorded\n");
+    } else {
+      ::setenv("PYTHONPATH", pythonPathWith(std::getenv("PYTHONPATH"), hook).c_str(), 1);
+    }
   }
   // osrt: the wrappers of C library calls live in a small library of their
   // own, reached only when preloaded. The program and every process it starts

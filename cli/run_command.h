@@ -17,6 +17,10 @@ std::string watchLibraryBeside(const std::string& library);
 // is already in the list (entries split by colons or spaces).
 std::string preloadWith(const char* current, const std::string& library);
 
+// PYTHONPATH's value `current` (may be null) with `folder` first, unless it is
+// already in the list.
+std::string pythonPathWith(const char* current, const std::string& folder);
+
 // What to do with ACC_PROFLIB, whose value is `current` (may be null), for an
 // OpenACC runtime to load `library`: the value to set, or empty to leave it.
 // The OpenACC specification names one library there (no list), so a user's

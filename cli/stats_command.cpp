@@ -22,7 +22,7 @@ namespace {
 // What the parser fills.
 struct StatsArgs {
   std::vector<std::string> inputs;
-  std::string report = "all", format, top, timeUnit, nameWidth, stepRange, coverage, byLaunchConfig, jobs, summaries;
+  std::string report = "all", format, top, timeUnit, nameWidth, stepRange, coverage, byLaunchConfig, byPython, jobs, summaries;
   bool stepRangeGiven = false, coverageGiven = false;
 };
 
@@ -32,7 +32,7 @@ Command statsForm(StatsArgs& a) {
   c.usage =
       "usage: cuptitrace stats TRACE.native [--report NAME[,NAME...]] [--format table|csv|json]\n"
       "                        [--top N] [--time-unit auto|ns|us|ms|s] [--name-width N]\n"
-      "                        [--step-range NAME] [--coverage PERCENT] [--by-launch-config]\n"
+      "                        [--step-range NAME] [--coverage PERCENT] [--by-launch-config] [--by-python]\n"
       "       cuptitrace stats RANK.native RANK.native... [--report NAME[,NAME...]] [--jobs N] ...\n"
       "       cuptitrace stats --summaries SUMMARIES... [--report NAME[,NAME...]] ...\n";
   c.about =
@@ -67,6 +67,7 @@ Command statsForm(StatsArgs& a) {
        "share the coverage report covers (default: the trace's\nCUPTITRACE_COVERAGE, else 90)", &a.coverage,
        &a.coverageGiven},
       {"--by-launch-config", "", "the kernels report has a row per name, grid and block", &a.byLaunchConfig},
+      {"--by-python", "", "the kernels report has a row per name and Python line (--python-backtrace)", &a.byPython},
       {"--jobs", "N", "with several traces: how many are read at once (default 2)", &a.jobs},
       {"--summaries", "",
        "the inputs are rank summaries written by cuptitrace summarize\n(- reads them from standard input): "
@@ -237,6 +238,7 @@ int runStats(const std::vector<std::string>& args, std::string& out, std::string
   if (stepRange) options.stepRange = *stepRange;
   if (coverage) options.coverageBasisPoints = *coverage;
   options.kernelsByLaunchConfig = byLaunchConfig;
+  options.kernelsByPython = flagIsOn(a.byPython);
   out += renderTables(buildReports(trace, *names, options), format, render);
   return 0;
 }

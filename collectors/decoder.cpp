@@ -310,6 +310,14 @@ void Decoder::decodeDevice(const CUpti_Activity* record) {
   d.memoryBandwidthKBps = a.globalMemoryBandwidth;
   d.l2CacheBytes = a.l2CacheSize;
   d.copyEngines = a.numMemcpyEngines;
+  d.threadsPerWarp = a.numThreadsPerWarp;
+  d.maxWarpsPerSm = a.maxWarpsPerMultiprocessor;
+  d.maxBlocksPerSm = a.maxBlocksPerMultiprocessor;
+  d.registersPerSm = a.maxRegistersPerMultiprocessor;
+  d.registersPerBlock = a.maxRegistersPerBlock;
+  d.sharedMemoryPerSm = a.maxSharedMemoryPerMultiprocessor;
+  d.sharedMemoryPerBlock = a.maxSharedMemoryPerBlock;
+  d.maxThreadsPerBlock = a.maxThreadsPerBlock;
   d.uuid = uuidText(a.uuid);
   for (auto& existing : trace_.devices) {
     if (existing.id == d.id) {

@@ -40,6 +40,7 @@ ExternalIds::ExternalIds(NvtxRecorder& recorder, StringTable& strings)
     : recorder_(recorder),
       strings_(strings),
       domain_(strings.intern(kScopeNvtxDomain)),
+      pythonDomain_(strings.intern(kPythonNvtxDomain)),
       serial_(gNextSerial.fetch_add(1)) {}
 
 bool ExternalIds::enable() {
@@ -108,6 +109,22 @@ PublicStatus ExternalIds::popScope() {
   }
   recorder_.pop(currentThreadId(), now(), domain_);
   return status;
+}
+
+PublicStatus ExternalIds::pushPython(const char* frames) {
+  if (stopped_.load(std::memory_order_acquire)) return PublicStatus::NotTraced;
+  if (frames == nullptr) return PublicStatus::Error;
+  NvtxAttributes a;
+  a.message = strings_.intern(frames);
+  a.domain = pythonDomain_;
+  recorder_.push(currentThreadId(), now(), a);
+  return PublicStatus::Ok;
+}
+
+PublicStatus ExternalIds::popPython() {
+  if (stopped_.load(std::memory_order_acquire)) return PublicStatus::NotTraced;
+  recorder_.pop(currentThreadId(), now(), pythonDomain_);
+  return PublicStatus::Ok;
 }
 
 void ExternalIds::stop() {

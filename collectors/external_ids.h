@@ -36,6 +36,12 @@ class ExternalIds {
   // The scope's id, 0 when it could not be pushed.
   uint64_t pushScope(const char* name);
   PublicStatus popScope();
+  // A range of NVTX domain kPythonNvtxDomain around a torch call made from
+  // Python, named by its innermost frames of user code (the Python start-up
+  // hook's --python-backtrace); no external id: the calls made inside it are
+  // found by their thread and time.
+  PublicStatus pushPython(const char* frames);
+  PublicStatus popPython();
 
   // No more external correlation records from here on (end of collection).
   void stop();
@@ -49,6 +55,7 @@ class ExternalIds {
   NvtxRecorder& recorder_;
   CachedInterner strings_;
   const StringId domain_;
+  const StringId pythonDomain_;
   const uint64_t serial_;
   std::once_flag enableOnce_;
   std::atomic<bool> enabled_{false};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/config_python.h"
 #include "core/kernel_filter.h"
 #include "core/output_name.h"
 #include "core/parse.h"
@@ -416,6 +417,17 @@ const std::vector<ConfigVar>& configTable() {
        "a whole number of ns, us, ms or s up to 10s (a bare number is ns)",
        "With the osrt activity: C library calls that blocked for less than this are not recorded.",
        applyOsrtThreshold},
+      {"CUPTITRACE_PYTORCH", "enum", "off", "off, ops, shapes",
+       "PyTorch programs record their operators as NVTX ranges (shapes: with their input shapes), "
+       "through a Python start-up hook the command puts on PYTHONPATH; the operators report sums them.",
+       config_python::applyPytorch},
+      {"CUPTITRACE_PYTHON_BACKTRACE", "bool", "0", "1, true, yes, on, 0, false, no, off",
+       "PyTorch programs: each torch call made from Python names its line of user code (the "
+       "innermost frames), shown on the CUDA calls it makes and their kernels.",
+       config_python::applyPythonBacktrace},
+      {"CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "count", "3", "a whole number from 1 to 16",
+       "Frames of user code in each Python line of CUPTITRACE_PYTHON_BACKTRACE.",
+       config_python::applyPythonBacktraceDepth},
   };
   return table;
 }
@@ -488,6 +500,9 @@ std::vector<std::pair<std::string, std::string>> describeConfig(const Config& c)
       {"CUPTITRACE_KERNEL_EXCLUDE", c.kernelExclude},
       {"CUPTITRACE_GRAPHS", c.graphs == GraphMode::Graph ? "graph" : "node"},
       {"CUPTITRACE_OSRT_THRESHOLD", formatDuration(c.osrtThresholdNs)},
+      {"CUPTITRACE_PYTORCH", config_python::pytorchName(c.pytorch)},
+      {"CUPTITRACE_PYTHON_BACKTRACE", c.pythonBacktrace ? "1" : "0"},
+      {"CUPTITRACE_PYTHON_BACKTRACE_DEPTH", std::to_string(c.pythonBacktraceDepth)},
   };
 }
 

@@ -69,6 +69,13 @@ enum class SummaryMode {
   None,    // no reports
 };
 
+// What the Python start-up hook records of a PyTorch program (CUPTITRACE_PYTORCH).
+enum class PytorchMode {
+  Off,
+  Ops,     // every operator as an NVTX range, as torch.autograd.profiler.emit_nvtx() makes them
+  Shapes,  // the same with the operators' input shapes
+};
+
 struct Config {
   uint32_t activities = kActivityDefault;
   uint32_t formats = kFormatJson;
@@ -93,6 +100,9 @@ struct Config {
   std::string kernelExclude;           // regex on demangled kernel names; empty: none left out
   GraphMode graphs = GraphMode::Node;  // CUPTITRACE_GRAPHS
   uint64_t osrtThresholdNs = 1000;     // osrt calls shorter than this are not recorded
+  PytorchMode pytorch = PytorchMode::Off;  // read by the Python start-up hook
+  bool pythonBacktrace = false;            // the hook names the Python line of each torch call
+  uint32_t pythonBacktraceDepth = 3;       // frames of user code in that name
 };
 
 struct ConfigVar {

@@ -282,6 +282,10 @@ enum class ExternalKind : uint8_t { Invalid = 0, Unknown = 1, OpenAcc = 2, Id = 
 // A scope is also drawn as an NVTX push/pop range of this domain, named after
 // the scope, with the scope's id as its u64 payload: that is where its name is.
 inline constexpr const char* kScopeNvtxDomain = "cuptitrace";
+// NVTX domain of the Python start-up hook's ranges (--python-backtrace): each
+// range's message is the innermost frames of user code around a torch call,
+// "train.py:42 forward <- train.py:90 main"; the calls made inside carry it.
+inline constexpr const char* kPythonNvtxDomain = "python";
 
 // Attaches an application's id (an operator, a request) to one API call and so
 // to the GPU work that call launched.

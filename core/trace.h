@@ -25,6 +25,15 @@ struct DeviceInfo {
   uint64_t memoryBandwidthKBps = 0;  // global memory bandwidth, KB/s; 0 when unknown
   uint32_t l2CacheBytes = 0;
   uint32_t copyEngines = 0;          // asynchronous copy engines
+  // The occupancy calculator's limits (reports/kernel_traits.h); 0 when unknown.
+  uint32_t threadsPerWarp = 0;
+  uint32_t maxWarpsPerSm = 0;
+  uint32_t maxBlocksPerSm = 0;
+  uint32_t registersPerSm = 0;
+  uint32_t registersPerBlock = 0;
+  uint32_t sharedMemoryPerSm = 0;     // bytes
+  uint32_t sharedMemoryPerBlock = 0;  // bytes, without opting in to more
+  uint32_t maxThreadsPerBlock = 0;
 };
 
 struct ContextInfo {

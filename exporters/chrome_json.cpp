@@ -7,7 +7,8 @@
 //   (X, cat "nvtx") nested on it, NVTX marks as thread instants, NVTX
 //   start/end ranges as async b/e pairs (they need not nest), and a "CUPTI
 //   overhead" track. Calls and GPU work made while the program had an
-//   external id or scope pushed carry "external_id", "scope" and "scope_id".
+//   external id or scope pushed carry "external_id", "scope" and "scope_id"; those made
+//   inside a torch call with --python-backtrace carry its Python line as "python".
 // - One process per GPU used (pid = gpuProcessId): a track per CUDA stream
 //   (tid = stream id) with kernels, copies, sets and whole graph launches
 //   (graph-level tracing), and a track per context with synchronization;

@@ -98,6 +98,7 @@ class JsonArgs {
       args.raw("scope", strings_.quoted(e->scopeName));
       args.u("scope_id", e->scopeId);
     }
+    if (e->python != kNoString) args.raw("python", strings_.quoted(e->python));
   }
   // An NCCL kernel's collective, as its name says (core/nccl_kernel.h): parts it leaves out are
   // left out.

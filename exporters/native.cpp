@@ -126,6 +126,13 @@ class NativeWriter {
     binary_io::writeNames(m, trace.contextNames);
     // Then the rank (core/rank_info.h).
     binary_io::writeRank(m, meta);
+    // Then the devices' occupancy limits, in device order.
+    m.u32(static_cast<uint32_t>(trace.devices.size()));
+    for (const DeviceInfo& d : trace.devices)
+      for (const uint32_t v : {d.threadsPerWarp, d.maxWarpsPerSm, d.maxBlocksPerSm, d.registersPerSm,
+                               d.registersPerBlock, d.sharedMemoryPerSm, d.sharedMemoryPerBlock,
+                               d.maxThreadsPerBlock})
+        m.u32(v);
 
     sectionHeader(kTagMetadata, body.size());
     buffer_ += body;
@@ -347,6 +354,25 @@ class NativeReader {
     if (ok && r.remaining() > 0) ok = binary_io::readNames(r, trace_.contextNames);
     // The rank: absent before it was saved (the process then has none).
     if (ok && r.remaining() > 0) ok = binary_io::readRank(r, meta);
+    // Occupancy limits: absent before they were saved.
+    if (ok && r.remaining() > 0) {
+      ok = r.u32(n);
+      for (uint32_t i = 0; ok && i < n; ++i) {
+        uint32_t v[8] = {};
+        for (uint32_t& x : v) ok = ok && r.u32(x);
+        if (ok && i < trace_.devices.size()) {
+          DeviceInfo& d = trace_.devices[i];
+          d.threadsPerWarp = v[0];
+          d.maxWarpsPerSm = v[1];
+          d.maxBlocksPerSm = v[2];
+          d.registersPerSm = v[3];
+          d.registersPerBlock = v[4];
+          d.sharedMemoryPerSm = v[5];
+          d.sharedMemoryPerBlock = v[6];
+          d.maxThreadsPerBlock = v[7];
+        }
+      }
+    }
     if (!ok) return fail("malformed METADATA section (a field runs past the section)");
     // Bytes left over are fields added by a newer writer of the same version: ignored.
     return true;

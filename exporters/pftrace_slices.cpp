@@ -75,6 +75,7 @@ void SliceWriter::externalIdArgs(uint32_t correlationId) {
     ev_.argStringIid(Arg::Scope, interner_.stringValueIid(e->scopeName));
     ev_.argUint(Arg::ScopeId, e->scopeId);
   }
+  if (e->python != kNoString) ev_.argStringIid(Arg::Python, interner_.stringValueIid(e->python));
 }
 
 void SliceWriter::writeBegin(const Slice& s) {

@@ -68,3 +68,15 @@ PUBLIC_API int cuptitrace_v1_pop_scope(void) noexcept {
   return guarded(int{CUPTITRACE_NOT_TRACED}, int{CUPTITRACE_ERROR},
                  [&](cuptitrace::ExternalIds& ids) { return answer(ids.popScope()); });
 }
+
+// Not in cuptitrace.h: the Python start-up hook's (python/cuptitrace_pyhook),
+// called through ctypes around each torch call when --python-backtrace is on.
+PUBLIC_API int cuptitrace_v1_push_python(const char* frames) noexcept {
+  return guarded(int{CUPTITRACE_NOT_TRACED}, int{CUPTITRACE_ERROR},
+                 [&](cuptitrace::ExternalIds& ids) { return answer(ids.pushPython(frames)); });
+}
+
+PUBLIC_API int cuptitrace_v1_pop_python(void) noexcept {
+  return guarded(int{CUPTITRACE_NOT_TRACED}, int{CUPTITRACE_ERROR},
+                 [](cuptitrace::ExternalIds& ids) { return answer(ids.popPython()); });
+}

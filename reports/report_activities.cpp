@@ -1,11 +1,42 @@
 // gpu_activities, api_calls, kernels, memory_time, memory_size: per-name
 // time statistics, the tables nvprof and `nsys stats` print.
 #include <algorithm>
+#include <map>
 
 #include "core/api_set.h"
 #include "reports/report_data.h"
+#include "timeline/external_ids.h"
 
 namespace cuptitrace::reports {
+namespace {
+
+// Kernels per name and Python line (--python-backtrace): the line of user
+// code whose torch call launched them; kernels launched elsewhere have none.
+std::vector<Group> kernelsByPython(ReportData& data, uint64_t& withLine) {
+  const Trace& trace = data.trace();
+  const ExternalIdIndex lines(trace);
+  std::map<std::pair<StringId, StringId>, std::vector<uint64_t>> durations;
+  std::map<std::pair<StringId, StringId>, Group> groups;
+  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+    const ExternalIdEntry* e = lines.find(k.correlationId);
+    const StringId line = e != nullptr ? e->python : kNoString;
+    if (line != kNoString) ++withLine;
+    const auto key = std::make_pair(k.name, line);
+    Group& g = groups[key];
+    ++g.records;
+    if (hasTime(k.start, k.end)) durations[key].push_back(k.end - k.start);
+  });
+  std::vector<Group> out;
+  for (auto& [key, g] : groups) {
+    g.name = data.kernelName(key.first);
+    g.python = key.second != kNoString ? std::string(trace.strings.get(key.second)) : std::string();
+    g.time = summarize(durations[key]);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace
 
 ReportTable gpuActivitiesReport(ReportData& data) {
   std::vector<Group> groups = data.kernels();
@@ -42,18 +73,30 @@ ReportTable apiCallsReport(ReportData& data) {
 }
 
 ReportTable kernelsReport(ReportData& data) {
-  const bool byConfig = data.options().kernelsByLaunchConfig;
-  std::vector<Group> groups = byConfig ? data.kernelsByConfig() : data.kernels();
+  const bool byPython = data.options().kernelsByPython;
+  const bool byConfig = data.options().kernelsByLaunchConfig && !byPython;
+  uint64_t withLine = 0;
+  std::vector<Group> groups =
+      byPython ? kernelsByPython(data, withLine) : byConfig ? data.kernelsByConfig() : data.kernels();
   sortByTotal(groups);
   ReportTable table;
   table.name = "kernels";
-  table.title = byConfig ? "Kernels by launch configuration" : "Kernels";
+  table.title = byPython ? "Kernels by Python line" : byConfig ? "Kernels by launch configuration" : "Kernels";
   table.columns = timeStatColumns("Instances", "instances");
   if (byConfig) {
     table.columns.push_back({"Grid", "grid", ColumnType::Text});
     table.columns.push_back({"Block", "block", ColumnType::Text});
   }
   table.columns.push_back({"Name", "name", ColumnType::Name});
+  if (byPython) {
+    table.columns.push_back({"Python", "python", ColumnType::Text});
+    table.notes.push_back(withLine == 0 ? std::string("no kernel carries a Python line: trace the program "
+                                                      "with --python-backtrace")
+                                        : "Python: the innermost frames of user code of the torch call "
+                                          "that launched the kernels (" + std::to_string(withLine) +
+                                              " kernels); none: launched elsewhere (the autograd engine's "
+                                              "threads, compiled graphs)");
+  }
   const uint64_t total = totalTime(groups);
   for (const auto& g : groups) {
     std::vector<Cell> row;
@@ -63,6 +106,7 @@ ReportTable kernelsReport(ReportData& data) {
       row.push_back(Cell::text(g.block));
     }
     row.push_back(Cell::text(g.name));
+    if (byPython) row.push_back(Cell::text(g.python));
     table.rows.push_back(std::move(row));
   }
   const Untimed& u = data.untimed(RecordKind::Kernel);

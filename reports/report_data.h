@@ -17,6 +17,7 @@
 #include "core/trace.h"
 #include "reports/reports.h"
 #include "reports/stats.h"
+#include "reports/steps.h"
 
 namespace cuptitrace::reports {
 
@@ -38,6 +39,8 @@ struct Group {
   // Kernels by launch configuration.
   std::string grid;   // "128x1x1"
   std::string block;  // "256x1x1"
+  // Kernels by Python line.
+  std::string python;  // "train.py:42 forward <- train.py:90 main"
   // NVTX ranges.
   std::string style;  // "PushPop", "StartEnd"
   uint64_t open = 0;  // ranges still open at exit (their time runs to the end of the trace)
@@ -71,7 +74,12 @@ struct DeviceBusy {
 // Breakdown categories, in the order they claim time: an instant belongs to
 // the first category busy at it, so time under a kernel is Kernel even when a
 // copy or an API call overlaps it (as the PyTorch profiler's step breakdown).
-enum class Category : uint8_t { Kernel, Memcpy, Memset, Sync, RuntimeApi, Count };
+// The categories are the PyTorch profiler's overview's, with Sync apart from
+// the rest of the runtime: Communication is NCCL's kernels, DataLoader the
+// data loader's __next__ and CPU Exec PyTorch's other operators (torch_ops.h).
+enum class Category : uint8_t {
+  Kernel, Memcpy, Memset, Communication, Sync, RuntimeApi, DataLoader, CpuExec, Count
+};
 inline constexpr size_t kCategories = static_cast<size_t>(Category::Count);
 
 struct Timeline {
@@ -112,6 +120,8 @@ class ReportData {
   // Time of each category in each window (the breakdown), in one sweep over
   // the kernels, copies, sets, API calls and synchronization records.
   std::vector<CategoryTimes> splitTime(const std::vector<Interval>& windows);
+  // The steps, found once (steps.h).
+  const Steps& steps();
 
  private:
   void ensureDevices();
@@ -132,6 +142,7 @@ class ReportData {
   std::vector<std::string> openExamples_;
   std::optional<std::vector<DeviceBusy>> devices_;
   std::optional<Timeline> timeline_;
+  std::optional<Steps> steps_;
 };
 
 // Sorts rows by total time descending, ties by name ascending.
@@ -164,6 +175,9 @@ ReportTable osrtReport(ReportData& data);         // report_osrt.cpp
 ReportTable externalIdsReport(ReportData& data);  // report_external_ids.cpp
 ReportTable devicesReport(ReportData& data);      // report_devices.cpp
 ReportTable openAccReport(ReportData& data);      // report_openacc.cpp
+ReportTable operatorsReport(ReportData& data);    // report_operators.cpp
+ReportTable gpuSummaryReport(ReportData& data);   // report_gpu_kernels.cpp
+ReportTable gpuKernelsReport(ReportData& data);
 
 // Columns and cells that several reports share.
 std::vector<Column> timeStatColumns(const char* countTitle, const char* countKey);

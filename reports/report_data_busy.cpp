@@ -2,7 +2,9 @@
 // timeline of work, and the split of time by kind of work in windows.
 #include "reports/report_data.h"
 
+#include "core/nccl_kernel.h"
 #include "reports/busy_sweep.h"
+#include "reports/torch_ops.h"
 #include "timeline/slice_windows.h"
 
 #include <algorithm>
@@ -38,7 +40,9 @@ class TimedWork {
   void visit(uint64_t from, uint64_t to, F&& f) {
     const TraceStore& store = trace_.store;
     forEachStartIn(store.records<KernelRecord>(), starts_[0], planned_, from, to, hasTime,
-                   [&](const KernelRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Kernel); });
+                   [&](const KernelRecord& r, size_t) {
+                     f(r.start, r.end, r.deviceId, withCalls_ && isNccl(r.name) ? Category::Communication : Category::Kernel);
+                   });
     forEachStartIn(store.records<MemcpyRecord>(), starts_[1], planned_, from, to, hasTime,
                    [&](const MemcpyRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memcpy); });
     forEachStartIn(store.records<MemsetRecord>(), starts_[2], planned_, from, to, hasTime,
@@ -54,14 +58,31 @@ class TimedWork {
                    });
     forEachStartIn(store.records<SyncRecord>(), starts_[4], planned_, from, to, hasTime,
                    [&](const SyncRecord& r, size_t) { f(r.start, r.end, 0, Category::Sync); });
+    // PyTorch's operators: the data loader's, and the rest as CPU Exec.
+    forEachStartIn(store.records<NvtxRecord>(), starts_[5], planned_, from, to, hasTime,
+                   [&](const NvtxRecord& n, size_t) {
+                     const RangeRole role = torch_.role(n);
+                     if (role == RangeRole::DataLoader) f(n.start, n.end, 0, Category::DataLoader);
+                     else if (role == RangeRole::Operator || role == RangeRole::Optimizer)
+                       f(n.start, n.end, 0, Category::CpuExec);
+                   });
   }
 
  private:
+  bool isNccl(StringId name) {
+    if (name >= ncclName_.size()) ncclName_.resize(static_cast<size_t>(name) + 1, -1);
+    int8_t& v = ncclName_[name];
+    if (v < 0) v = isNcclKernel(trace_.strings.get(name)) ? 1 : 0;
+    return v == 1;
+  }
+
   const Trace& trace_;
   const bool withCalls_;
   bool planned_ = false;
-  ChunkStarts starts_[5];
+  ChunkStarts starts_[6];
   std::vector<int8_t> syncName_;  // by name: 1 a call that waits, 0 not, -1 not known yet
+  std::vector<int8_t> ncclName_;  // by kernel name: 1 NCCL's, 0 not, -1 not known yet
+  TorchRanges torch_{trace_};
 };
 
 // Intervals of one kind of work in a window, put in start order to be
@@ -166,6 +187,11 @@ const Timeline& ReportData::timeline() {
   t.end = t.any ? last : 0;
   timeline_ = t;
   return *timeline_;
+}
+
+const Steps& ReportData::steps() {
+  if (!steps_) steps_ = findSteps(trace_, options_.stepRange);
+  return *steps_;
 }
 
 std::vector<CategoryTimes> ReportData::splitTime(const std::vector<Interval>& windows) {

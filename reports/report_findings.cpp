@@ -6,9 +6,32 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/nccl_kernel.h"
+#include "reports/findings.h"
 #include "reports/report_data.h"
 
 namespace cuptitrace::reports {
+
+std::string pct(double v) {
+  char tmp[32];
+  std::snprintf(tmp, sizeof tmp, "%.1f%%", v);
+  return tmp;
+}
+
+std::string dur(uint64_t ns) { return formatDuration(static_cast<double>(ns), true, TimeUnit::Auto); }
+
+std::string at(const Trace& trace, uint64_t t) {
+  const uint64_t base = trace.meta.baseTimestampNs;
+  if (base == 0 || t < base) return std::to_string(t) + " ns";
+  return "+" + dur(t - base);
+}
+
+std::string correlations(const std::vector<uint32_t>& ids) {
+  std::string s;
+  for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "correlation ") + std::to_string(ids[i]);
+  return s;
+}
+
 namespace {
 
 // Copies to or from pageable host memory: reported from the first one.
@@ -31,35 +54,8 @@ constexpr double kStreamDominantPct = 80.0;
 // functions or more).
 constexpr double kApiDominantPct = 40.0;
 
-std::string pct(double v) {
-  char tmp[32];
-  std::snprintf(tmp, sizeof tmp, "%.1f%%", v);
-  return tmp;
-}
-std::string dur(uint64_t ns) {
-  return formatDuration(static_cast<double>(ns), true, TimeUnit::Auto);
-}
 std::string durReal(double ns) { return formatDuration(ns, false, TimeUnit::Auto); }
 std::string bytes(uint64_t b) { return formatBytes(static_cast<double>(b)); }
-
-// A time as an offset from the start of the trace ("+12.300ms").
-std::string at(const Trace& trace, uint64_t t) {
-  const uint64_t base = trace.meta.baseTimestampNs;
-  if (base == 0 || t < base) return std::to_string(t) + " ns";
-  return "+" + dur(t - base);
-}
-
-std::string correlations(const std::vector<uint32_t>& ids) {
-  std::string s;
-  for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", " : "correlation ") + std::to_string(ids[i]);
-  return s;
-}
-
-struct Finding {
-  std::string title;
-  std::string details;
-  std::string records;
-};
 
 void pageableCopies(ReportData& data, std::vector<Finding>& out) {
   const Trace& trace = data.trace();
@@ -233,8 +229,15 @@ void streamImbalance(ReportData& data, std::vector<Finding>& out) {
     if (hasTime(start, end)) b->time += end - start;
   };
   const auto& store = data.trace().store;
-  store.records<KernelRecord>().forEach(
-      [&](const KernelRecord& k) { add(k.deviceId, k.streamId, k.start, k.end); });
+  // NCCL's kernels are communication: a rank waiting in a collective for the
+  // others keeps its stream busy without computing (the Communication
+  // findings speak of them).
+  std::vector<int8_t> nccl;  // by kernel name: -1 not known yet
+  store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+    if (k.name >= nccl.size()) nccl.resize(static_cast<size_t>(k.name) + 1, -1);
+    if (nccl[k.name] < 0) nccl[k.name] = isNcclKernel(data.trace().strings.get(k.name)) ? 1 : 0;
+    if (nccl[k.name] == 0) add(k.deviceId, k.streamId, k.start, k.end);
+  });
   store.records<MemcpyRecord>().forEach(
       [&](const MemcpyRecord& m) { add(m.deviceId, m.streamId, m.start, m.end); });
   store.records<MemsetRecord>().forEach(
@@ -355,6 +358,7 @@ ReportTable findingsReport(ReportData& data) {
   tinyKernels(data, findings);
   streamImbalance(data, findings);
   dominantApi(data, findings);
+  pytorchFindings(data, findings);
 
   ReportTable table;
   table.name = "findings";

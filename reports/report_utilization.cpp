@@ -25,14 +25,13 @@ constexpr Shown kShown[] = {
     {"Kernel", "kernel", static_cast<size_t>(Category::Kernel)},
     {"Memcpy", "memcpy", static_cast<size_t>(Category::Memcpy)},
     {"Memset", "memset", static_cast<size_t>(Category::Memset)},
-    {"Runtime API", "runtime_api", static_cast<size_t>(Category::RuntimeApi)},
+    {"Communication", "communication", static_cast<size_t>(Category::Communication)},
     {"Sync", "sync", static_cast<size_t>(Category::Sync)},
+    {"Runtime API", "runtime_api", static_cast<size_t>(Category::RuntimeApi)},
+    {"DataLoader", "dataloader", static_cast<size_t>(Category::DataLoader)},
+    {"CPU Exec", "cpu_exec", static_cast<size_t>(Category::CpuExec)},
     {"Other", "other", kCategories},
 };
-
-bool isStep(std::string_view message, const std::string& stepRange) {
-  return !stepRange.empty() && message.compare(0, stepRange.size(), stepRange) == 0;
-}
 
 }  // namespace
 
@@ -85,8 +84,6 @@ ReportTable utilizationReport(ReportData& data) {
 }
 
 ReportTable breakdownReport(ReportData& data) {
-  const Trace& trace = data.trace();
-  const std::string& stepRange = data.options().stepRange;
   const Timeline& timeline = data.timeline();
 
   ReportTable table;
@@ -101,24 +98,7 @@ ReportTable breakdownReport(ReportData& data) {
   }
   table.columns.push_back({"Range", "range", ColumnType::Name});
 
-  struct Step {
-    uint64_t start, end;
-    std::string label;
-    bool open;
-  };
-  std::vector<Step> steps;
-  if (!stepRange.empty()) {
-    trace.store.records<NvtxRecord>().forEach([&](const NvtxRecord& n) {
-      if (static_cast<NvtxType>(n.type) == NvtxType::Mark || !hasTime(n.start, n.end)) return;
-      const std::string_view message = trace.strings.get(n.message);
-      if (isStep(message, stepRange))
-        steps.push_back({n.start, n.end, std::string(message), (n.flags & kNvtxOpen) != 0});
-    });
-    std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
-      return a.start < b.start || (a.start == b.start && a.end < b.end);
-    });
-  }
-
+  const std::vector<Step>& steps = data.steps().steps;
   auto addRow = [&](Cell step, uint64_t total, const std::array<double, kCategories + 1>& parts,
                     bool integral, std::string label) {
     std::vector<Cell> row{std::move(step), Cell::integer(total)};
@@ -141,9 +121,14 @@ ReportTable breakdownReport(ReportData& data) {
       addRow(Cell::none(), timeline.end - timeline.start,
              asDoubles(data.splitTime({{timeline.start, timeline.end}}).front()), true,
              "whole run");
-    if (!stepRange.empty())
-      table.notes.push_back("no NVTX range is named '" + stepRange +
-                            "' (or starts with it): the row covers the whole run");
+    if (!data.steps().missed.empty())
+      table.notes.push_back("no NVTX range is named '" + data.steps().missed +
+                            "' (or starts with it), and no steps were found otherwise: the row "
+                            "covers the whole run");
+    else
+      table.notes.push_back(
+          "no steps found (ProfilerStep#N, NVTX ranges named like 'step N', or the optimizer's "
+          "step() with --pytorch ops): the row covers the whole run; --step-range NAME names them");
   } else {
     std::vector<Interval> windows;
     windows.reserve(steps.size());
@@ -172,16 +157,20 @@ ReportTable breakdownReport(ReportData& data) {
         row[3 + 2 * k] = Cell::real(
             sumTotal ? 100.0 * sum[kShown[k].index] * n / static_cast<double>(sumTotal) : 0.0);
     }
+    if (!data.steps().missed.empty())
+      table.notes.push_back("no NVTX range is named '" + data.steps().missed + "' (or starts with it)");
+    table.notes.push_back("Steps: " + data.steps().rule);
     if (open)
       table.notes.push_back(std::to_string(open) + (open == 1 ? " step was" : " steps were") +
                             " still open at exit: timed up to the end of the trace");
   }
   if (timeline.any)
     table.notes.push_back(
-        "Each instant counts once, for the first of Kernel, Memcpy, Memset (GPU work on any "
-        "device), "
-        "Sync (API calls that wait: *Synchronize, and CUPTI synchronization records), Runtime API "
-        "(other runtime and driver calls, any thread) that is busy at it; Other is the rest");
+        "Each instant counts once, for the first of Kernel, Memcpy, Memset, Communication (GPU "
+        "work on any device; Communication is NCCL's kernels), Sync (API calls that wait: "
+        "*Synchronize, and CUPTI synchronization records), Runtime API (other runtime and driver "
+        "calls, any thread), DataLoader (PyTorch's data loader's __next__), CPU Exec (PyTorch's "
+        "other operators) that is busy at it; Other is the rest");
   return table;
 }
 

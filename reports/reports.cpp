@@ -33,7 +33,7 @@ const std::vector<Entry>& entries() {
       {{"nvtx", "NVTX ranges by total time, per domain and style"}, reports::nvtxReport},
       {{"utilization", "per device: busy time and idle gaps over the span of its GPU work"},
        reports::utilizationReport},
-      {{"breakdown", "time per step (CUPTITRACE_STEP_RANGE) or for the whole run, by category"},
+      {{"breakdown", "time per step (found by itself, or CUPTITRACE_STEP_RANGE) by category"},
        reports::breakdownReport},
       {{"coverage", "the fewest GPU activities and API calls covering 90% of their time"},
        reports::coverageReport},
@@ -56,6 +56,12 @@ const std::vector<Entry>& entries() {
       {{"openacc", "OpenACC events by exclusive time, per event, source line and variable or kernel "
                    "(nvprof's OpenACC (excl))"},
        reports::openAccReport},
+      {{"operators", "PyTorch's operators: calls, host and device self and total time (--pytorch ops)"},
+       reports::operatorsReport},
+      {{"gpu_summary", "per device over the steps: utilization, est. SM efficiency and occupancy, Tensor Cores"},
+       reports::gpuSummaryReport},
+      {{"gpu_kernels", "kernels with Tensor Core use, blocks per SM and occupancy (the PyTorch kernel view)"},
+       reports::gpuKernelsReport},
   };
   return table;
 }

@@ -21,6 +21,9 @@
 //   external_ids    GPU time per external id and named scope (the PyTorch profiler's per-op time)
 //   devices         per GPU: name, compute capability, SMs, memory, clock, contexts and work
 //   openacc         OpenACC events by exclusive time, per event @ file:line (nvprof's OpenACC (excl))
+//   operators       PyTorch operators: calls, host and device self and total time (key_averages())
+//   gpu_summary     per device over the steps: utilization, est. SM efficiency, occupancy, Tensor Cores
+//   gpu_kernels     per kernel: Tensor Cores used, blocks per SM, est. achieved and theoretical occupancy
 //
 // Statistics are exact: medians and standard deviations are over all values
 // (the sample standard deviation, n - 1, as nsys prints it). Rows are sorted
@@ -54,6 +57,8 @@ struct ReportOptions {
   uint32_t coverageBasisPoints = 9000;
   // `kernels` has one row per kernel name and launch configuration (grid, block).
   bool kernelsByLaunchConfig = false;
+  // `kernels` has one row per kernel name and Python line (--python-backtrace).
+  bool kernelsByPython = false;
   // Busy times are swept over the records a window of start times at a
   // time, with at most this many records' intervals held at once.
   size_t windowRecords = size_t{1} << 20;

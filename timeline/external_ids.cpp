@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "timeline/thread_ranges.h"
+
 namespace cuptitrace {
 
 const char* externalKindName(uint8_t kind) {
@@ -19,7 +21,10 @@ const char* externalKindName(uint8_t kind) {
 
 ExternalIdIndex::ExternalIdIndex(const Trace& trace) {
   const auto& records = trace.store.records<ExternalIdRecord>();
-  if (records.empty()) return;
+  if (records.empty()) {
+    addPythonLines(trace);
+    return;
+  }
 
   // Scope names: the scopes' NVTX ranges, the id in their payload.
   bool anyScope = false;
@@ -61,6 +66,44 @@ ExternalIdIndex::ExternalIdIndex(const Trace& trace) {
       e.id = r->externalId;
     }
   }
+  addPythonLines(trace);
+}
+
+void ExternalIdIndex::addPythonLines(const Trace& trace) {
+  std::vector<int8_t> isPython;  // by domain string id: 0 not asked, 1 yes, -1 no
+  const ThreadRanges lines = ThreadRanges::build(trace, [&](const NvtxRecord& r) {
+    if (r.domain == kNoString) return false;
+    if (r.domain >= isPython.size()) isPython.resize(static_cast<size_t>(r.domain) + 1, 0);
+    int8_t& verdict = isPython[r.domain];
+    if (verdict == 0) verdict = trace.strings.get(r.domain) == std::string_view(kPythonNvtxDomain) ? 1 : -1;
+    return verdict == 1;
+  });
+  if (lines.empty()) return;
+  std::vector<std::pair<uint32_t, StringId>> found;
+  trace.store.records<ApiRecord>().forEach([&](const ApiRecord& a) {
+    if (a.domain == static_cast<uint8_t>(ApiDomain::Osrt)) return;
+    const uint32_t i = lines.innermost(a.threadId, a.start);
+    if (i != kNoRange) found.emplace_back(a.correlationId, lines.ranges()[i].message);
+  });
+  if (found.empty()) return;
+  std::sort(found.begin(), found.end());
+  // Merged into the entries by correlation id (both sorted).
+  std::vector<uint32_t> keys;
+  std::vector<ExternalIdEntry> entries;
+  keys.reserve(keys_.size() + found.size());
+  entries.reserve(keys_.size() + found.size());
+  size_t a = 0, b = 0;
+  while (a < keys_.size() || b < found.size()) {
+    const bool takeOld = b == found.size() || (a < keys_.size() && keys_[a] <= found[b].first);
+    const uint32_t key = takeOld ? keys_[a] : found[b].first;
+    ExternalIdEntry e = takeOld ? entries_[a] : ExternalIdEntry{};
+    if (takeOld) ++a;
+    while (b < found.size() && found[b].first == key) e.python = found[b++].second;
+    keys.push_back(key);
+    entries.push_back(e);
+  }
+  keys_ = std::move(keys);
+  entries_ = std::move(entries);
 }
 
 const ExternalIdEntry* ExternalIdIndex::find(uint32_t correlationId) const {

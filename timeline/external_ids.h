@@ -3,7 +3,10 @@
 // named scope, looked up by the correlation id of an API call or of the GPU
 // work the call launched. Built once per export from the ExternalIdRecords;
 // scope names come from the scopes' NVTX ranges (domain kScopeNvtxDomain,
-// the scope id as payload). A trace without external ids costs nothing.
+// the scope id as payload). The Python line of a call is the innermost range
+// of NVTX domain kPythonNvtxDomain open on its thread when it was made (the
+// Python start-up hook's, --python-backtrace). A trace without external ids
+// or Python lines costs nothing.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +20,7 @@ struct ExternalIdEntry {
   uint64_t id = 0;       // the pushed id (ExternalKind::Id, or another tool's kind)
   uint64_t scopeId = 0;  // the innermost scope's id
   StringId scopeName = kNoString;
+  StringId python = kNoString;  // the Python line the call was made from (--python-backtrace)
   bool hasId = false;
   bool hasScope = false;
 };
@@ -32,6 +36,8 @@ class ExternalIdIndex {
   StringId scopeName(uint64_t scopeId) const;
 
  private:
+  void addPythonLines(const Trace& trace);
+
   std::vector<uint32_t> keys_;           // correlation ids, sorted
   std::vector<ExternalIdEntry> entries_; // by keys_
   std::vector<std::pair<uint64_t, StringId>> scopeNames_;  // sorted by scope id

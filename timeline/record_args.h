@@ -111,7 +111,8 @@ namespace cuptitrace {
   X(AccThread, "acc_thread")                                   \
   X(AccDeviceType, "device_type")                              \
   X(AccDeviceNumber, "device_number")                          \
-  X(AccVersion, "version")
+  X(AccVersion, "version")                                     \
+  X(Python, "python")
 // clang-format on
 
 // The arguments, numbered from 1 (0 is no argument): the .pftrace writer

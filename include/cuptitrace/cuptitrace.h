@@ -51,6 +51,12 @@ typedef int (*cuptitrace_v1_push_external_id_fn)(uint64_t);     /* "cuptitrace_v
 typedef int (*cuptitrace_v1_pop_external_id_fn)(uint64_t*);     /* "cuptitrace_v1_pop_external_id" */
 typedef uint64_t (*cuptitrace_v1_push_scope_fn)(const char*);   /* "cuptitrace_v1_push_scope" */
 typedef int (*cuptitrace_v1_pop_scope_fn)(void);                /* "cuptitrace_v1_pop_scope" */
+/* Python lines: a range of NVTX domain "python" named by the innermost frames
+ * of user code ("train.py:42 forward"); the CUDA calls made inside carry it.
+ * The Python start-up hook (--python-backtrace) calls these through ctypes;
+ * they are not in cuptitrace_v1_functions. */
+typedef int (*cuptitrace_v1_push_python_fn)(const char*);      /* "cuptitrace_v1_push_python" */
+typedef int (*cuptitrace_v1_pop_python_fn)(void);               /* "cuptitrace_v1_pop_python" */
 
 struct cuptitrace_v1_functions {
   cuptitrace_v1_active_fn active;

@@ -219,7 +219,7 @@ TEST_CASE("completion: the bash script names every option of every command", "[c
   for (const auto& var : configTable())
     CHECK_THAT(script, Catch::Contains(" " + cli::flagFor(var) + " "));
   for (const std::string word :
-       {"convert", "stats", "merge", "recover", "--by-launch-config", "--split", "--library",
+       {"convert", "stats", "merge", "recover", "--by-launch-config", "--by-python", "--split", "--library",
         "complete -o filenames -o bashdefault -F _cuptitrace cuptitrace"})
     CHECK_THAT(script, Catch::Contains(word));
   // bash reads it (when there is a bash).
@@ -228,7 +228,7 @@ TEST_CASE("completion: the bash script names every option of every command", "[c
     std::ofstream(path) << script;
     CHECK(std::system(("bash -n " + path).c_str()) == 0);
     const std::string use = "bash -c 'source " + path +
-                            " && COMP_WORDS=(cuptitrace stats --by) COMP_CWORD=2 && _cuptitrace && "
+                            " && COMP_WORDS=(cuptitrace stats --by-l) COMP_CWORD=2 && _cuptitrace && "
                             "[ \"${COMPREPLY[*]}\" = --by-launch-config ]'";
     CHECK(std::system(use.c_str()) == 0);
     std::remove(path.c_str());

@@ -233,9 +233,9 @@ TEST_CASE("context names: a native file written before they were saved still rea
   t.devices[0].copyEngines = 5;  // the field saved just before the context names
   REQUIRE(t.contextNames.empty());
   // A writer of that time ended the metadata where the context-name count now
-  // starts: before it (4 bytes) and the rank saved after it (8 + 8 + 4 + 4 bytes
-  // without a rank source).
-  const std::string old = shortenMetadata(nativeBytes(t), 4 + 24);
+  // starts: before it (4 bytes), the rank saved after it (8 + 8 + 4 + 4 bytes
+  // without a rank source) and the occupancy limits after that (4 + 8 x 4 bytes a device).
+  const std::string old = shortenMetadata(nativeBytes(t), 4 + 24 + 4 + 32);
   Trace back;
   std::string error;
   REQUIRE(readBytes(old, back, error));

@@ -87,17 +87,28 @@ TEST_CASE("report breakdown: per step when a range marks steps, else the whole r
   CHECK(numAt(table, avg, "kernel_pct") == Approx(40.0));
   CHECK(numAt(table, avg, "other_pct") == Approx(25.0));
 
-  // No step range: one row over the whole run (first start to last end of any record).
-  const ReportTable whole = report(t, "breakdown");
+  // No step range: torch.profiler's steps are found by themselves, and the note says how.
+  const ReportTable found = report(t, "breakdown");
+  REQUIRE(found.rows.size() == 3);
+  CHECK(intAt(found, found.rows[1], "kernel") == 500);
+  CHECK(anyNoteContains(found, "Steps: torch.profiler's ProfilerStep#N ranges"));
+  // A step range that names nothing says so, and the steps found otherwise are used.
+  options.stepRange = "NoSuchStep";
+  const ReportTable missing = report(t, "breakdown", options);
+  REQUIRE(missing.rows.size() == 3);
+  CHECK(anyNoteContains(missing, "no NVTX range is named 'NoSuchStep'"));
+
+  // Without any steps: one row over the whole run (first start to last end of any record).
+  Trace plain;
+  range(plain, "other", 0, 2000);
+  kernel(plain, "k", 100, 400);
+  kernel(plain, "k", 1000, 1500);
+  const ReportTable whole = report(plain, "breakdown");
   REQUIRE(whole.rows.size() == 1);
   CHECK(whole.rows[0][col(whole, "range")].s == "whole run");
   CHECK(intAt(whole, whole.rows[0], "total") == 2000);
   CHECK(intAt(whole, whole.rows[0], "kernel") == 800);
-  // A step range that names nothing says so.
-  options.stepRange = "NoSuchStep";
-  const ReportTable missing = report(t, "breakdown", options);
-  REQUIRE(missing.rows.size() == 1);
-  CHECK(anyNoteContains(missing, "no NVTX range is named 'NoSuchStep'"));
+  CHECK(anyNoteContains(whole, "no steps found"));
 }
 
 TEST_CASE("report breakdown: overlapping steps each get their own share", "[report]") {

@@ -1,0 +1,122 @@
+#include "reports/kernel_traits.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+namespace cuptitrace::reports {
+namespace {
+
+constexpr uint32_t kRegisterUnit = 256;      // registers are given to a warp in units of this many
+constexpr uint32_t kWarpGranularity = 4;     // warps by registers: a multiple of the SM's partitions
+constexpr uint64_t kSharedUnit = 128;        // shared memory is given to a block in units of this
+constexpr uint64_t kReservedShared = 1024;   // shared memory CUDA reserves per block, 8.0 on
+
+uint64_t roundUp(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * unit; }
+
+std::vector<std::string> tokens(std::string_view name) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      cur += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!cur.empty()) {
+      out.push_back(std::move(cur));
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+const char* occupancyLimitName(OccupancyLimit limit) {
+  switch (limit) {
+    case OccupancyLimit::Warps: return "warps";
+    case OccupancyLimit::Registers: return "registers";
+    case OccupancyLimit::SharedMemory: return "shared memory";
+    case OccupancyLimit::Blocks: return "blocks";
+    case OccupancyLimit::Unknown: break;
+  }
+  return "unknown";
+}
+
+bool hasOccupancyLimits(const DeviceInfo& d) {
+  return d.threadsPerWarp != 0 && d.maxWarpsPerSm != 0 && d.maxBlocksPerSm != 0 && d.registersPerSm != 0 &&
+         d.sharedMemoryPerSm != 0 && d.multiprocessors != 0;
+}
+
+KernelOccupancy theoreticalOccupancy(uint32_t threads, uint32_t registers, uint64_t sharedBytes,
+                                     const DeviceInfo& d) {
+  KernelOccupancy o;
+  if (!hasOccupancyLimits(d) || threads == 0) return o;
+  o.known = true;
+  const uint32_t warps = (threads + d.threadsPerWarp - 1) / d.threadsPerWarp;
+  uint32_t blocks = d.maxBlocksPerSm;
+  o.limit = OccupancyLimit::Blocks;
+  auto bound = [&](uint32_t b, OccupancyLimit why) {
+    if (b < blocks) blocks = b, o.limit = why;
+  };
+  bound(d.maxWarpsPerSm / warps, OccupancyLimit::Warps);
+  if (registers != 0) {
+    const uint64_t perWarp = roundUp(uint64_t{registers} * d.threadsPerWarp, kRegisterUnit);
+    if (d.registersPerBlock != 0 && uint64_t{registers} * threads > d.registersPerBlock) {
+      bound(0, OccupancyLimit::Registers);
+    } else {
+      const uint64_t warpsByRegs = d.registersPerSm / perWarp / kWarpGranularity * kWarpGranularity;
+      bound(static_cast<uint32_t>(warpsByRegs / warps), OccupancyLimit::Registers);
+    }
+  }
+  const uint64_t reserved = d.computeMajor >= 8 ? kReservedShared : 0;
+  const uint64_t perBlock = roundUp(sharedBytes + reserved, kSharedUnit);
+  if (perBlock != 0) bound(static_cast<uint32_t>(d.sharedMemoryPerSm / perBlock), OccupancyLimit::SharedMemory);
+  o.blocksPerSm = blocks;
+  o.theoretical = static_cast<double>(blocks) * warps / d.maxWarpsPerSm;
+  return o;
+}
+
+KernelOccupancy kernelOccupancy(const KernelRecord& k, const DeviceInfo& d) {
+  const uint64_t threads = uint64_t{k.blockX} * k.blockY * k.blockZ;
+  const int64_t shared = int64_t{std::max(k.staticSharedMemory, 0)} + std::max(k.dynamicSharedMemory, 0);
+  KernelOccupancy o = theoreticalOccupancy(static_cast<uint32_t>(std::min<uint64_t>(threads, UINT32_MAX)),
+                                           k.registersPerThread, static_cast<uint64_t>(shared), d);
+  if (!o.known || k.gridX <= 0 || k.gridY <= 0 || k.gridZ <= 0) {
+    o.known = false;
+    return o;
+  }
+  const double grid = static_cast<double>(k.gridX) * k.gridY * k.gridZ;
+  o.gridBlocksPerSm = grid / d.multiprocessors;
+  o.smEfficiency = std::min(o.gridBlocksPerSm, 1.0);
+  const double maxThreads = static_cast<double>(d.maxWarpsPerSm) * d.threadsPerWarp;
+  o.achieved = std::min(static_cast<double>(o.blocksPerSm), o.gridBlocksPerSm) * static_cast<double>(threads) /
+               maxThreads;
+  return o;
+}
+
+bool usesTensorCores(std::string_view name) {
+  const std::vector<std::string> ts = tokens(name);
+  bool typed = false;     // a GEMM family that names its data types
+  bool lowPrecision = false;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const std::string& t = ts[i];
+    for (const std::string_view mark : {"hmma", "imma", "gmma", "wmma", "tensorop", "1688", "16816", "16832",
+                                        "884gemm", "flash", "fmha"})
+      if (contains(t, mark)) return true;
+    if (t == "mma") return true;
+    if (contains(t, "xmma") || contains(t, "cutlass") || contains(t, "gemm")) typed = true;
+    if (t == "nvjet" && i + 1 < ts.size() && !ts[i + 1].empty()) {
+      // cuBLAS's nvjet kernels: the next part's first letter is the input type (h, b, t, e: Tensor Cores).
+      const char c = ts[i + 1][0];
+      if (c == 'h' || c == 'b' || c == 't' || c == 'e' || c == 'q') return true;
+    }
+    for (const std::string_view type : {"f16", "bf16", "tf32", "fp16", "fp8", "e4m3", "e5m2", "half", "bfloat16"})
+      if (contains(t, type)) lowPrecision = true;
+  }
+  return typed && lowPrecision;
+}
+
+}  // namespace cuptitrace::reports

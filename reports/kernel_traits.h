@@ -1,0 +1,59 @@
+// What a kernel record says about how a kernel used the GPU, without
+// counters: its theoretical occupancy (CUDA's occupancy calculator's rules,
+// from the launch's block size, registers and shared memory and the device's
+// limits), the PyTorch profiler's estimates of SM efficiency and achieved
+// occupancy, and whether it runs on Tensor Cores (by its name).
+//
+//   warps per block       ceil(threads / warp size)
+//   blocks by warps       floor(max warps per SM / warps per block)
+//   blocks by registers   registers a warp = registers a thread x warp size, rounded up to 256;
+//                         warps by registers = floor(registers per SM / registers a warp), rounded
+//                         down to a multiple of 4 (the SM's four partitions); then / warps per block
+//   blocks by shared mem  shared memory a block = static + dynamic + the 1 KiB CUDA reserves per
+//                         block (compute capability 8.0 on), rounded up to 128 bytes;
+//                         floor(shared memory per SM / that)
+//   blocks per SM         the least of those and the device's most blocks per SM
+//   theoretical occupancy blocks per SM x warps per block / max warps per SM
+//   est. SM efficiency    min(grid blocks / SMs, 1)                       (the PyTorch profiler's)
+//   est. achieved occ.    min(blocks per SM, grid blocks / SMs) x threads per block / max threads
+//                         per SM                                          (the PyTorch profiler's)
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/records.h"
+#include "core/trace.h"
+
+namespace cuptitrace::reports {
+
+enum class OccupancyLimit : uint8_t { Unknown, Warps, Registers, SharedMemory, Blocks };
+const char* occupancyLimitName(OccupancyLimit limit);  // "warps", "registers", ...
+
+struct KernelOccupancy {
+  bool known = false;          // the device's limits and the launch's shape are known
+  uint32_t blocksPerSm = 0;    // the calculator's active blocks per SM
+  OccupancyLimit limit = OccupancyLimit::Unknown;
+  double theoretical = 0;      // 0..1
+  double gridBlocksPerSm = 0;  // grid blocks / SMs
+  double smEfficiency = 0;     // 0..1
+  double achieved = 0;         // 0..1, estimated
+};
+
+// Whether the device's limits for the calculator are known (traces of CUPTI's device records).
+bool hasOccupancyLimits(const DeviceInfo& d);
+
+KernelOccupancy kernelOccupancy(const KernelRecord& k, const DeviceInfo& d);
+
+// The calculator alone: blocks per SM for a block of `threads` threads, `registers` registers a
+// thread and `sharedBytes` of shared memory (static + dynamic).
+KernelOccupancy theoreticalOccupancy(uint32_t threads, uint32_t registers, uint64_t sharedBytes,
+                                     const DeviceInfo& d);
+
+// Whether a kernel runs on Tensor Cores, by its (demangled) name: cuBLAS, cuDNN, CUTLASS and
+// FlashAttention kernels name their matrix instructions (hmma, imma, gmma, tensorop, 16816, ...)
+// or their data types (xmma and nvjet kernels: f16, bf16, tf32, fp8). Triton's and other
+// generated kernels do not say: they count as not.
+bool usesTensorCores(std::string_view name);
+
+}  // namespace cuptitrace::reports

@@ -1,0 +1,109 @@
+#include "reports/steps.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "reports/torch_ops.h"
+
+namespace cuptitrace::reports {
+namespace {
+
+bool hasTime(const NvtxRecord& n) {
+  return static_cast<NvtxType>(n.type) != NvtxType::Mark && n.end != 0 && n.end >= n.start;
+}
+
+void sortSteps(std::vector<Step>& steps) {
+  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+    return a.start < b.start || (a.start == b.start && a.end < b.end);
+  });
+}
+
+// Ranges whose message passes `pick`, as steps.
+template <typename Pick>
+std::vector<Step> rangesAsSteps(const Trace& trace, Pick&& pick) {
+  std::vector<Step> steps;
+  trace.store.records<NvtxRecord>().forEach([&](const NvtxRecord& n) {
+    if (!hasTime(n)) return;
+    const std::string_view message = trace.strings.get(n.message);
+    if (pick(n, message)) steps.push_back({n.start, n.end, std::string(message), (n.flags & kNvtxOpen) != 0});
+  });
+  sortSteps(steps);
+  return steps;
+}
+
+}  // namespace
+
+bool looksLikeStep(std::string_view name) {
+  std::string lower;
+  for (const char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!lower.empty() && lower.back() == ' ') lower.pop_back();
+  for (const std::string_view word : {"train_step", "training_step", "iteration", "iter", "step"}) {
+    if (lower.compare(0, word.size(), word) != 0) continue;
+    std::string_view rest = std::string_view(lower).substr(word.size());
+    if (rest.empty()) return word == "train_step" || word == "training_step";
+    // A separator, then a number: "step 3", "step_3", "step#3", "iteration: 12".
+    size_t i = 0;
+    while (i < rest.size() && (rest[i] == ' ' || rest[i] == '_' || rest[i] == '#' || rest[i] == ':' ||
+                               rest[i] == '=' || rest[i] == '-'))
+      ++i;
+    if (i == rest.size()) return false;
+    for (size_t j = i; j < rest.size(); ++j)
+      if (!std::isdigit(static_cast<unsigned char>(rest[j]))) return false;
+    return true;
+  }
+  return false;
+}
+
+Steps findSteps(const Trace& trace, const std::string& stepRange) {
+  Steps out;
+  if (!stepRange.empty()) {
+    out.steps = rangesAsSteps(trace, [&](const NvtxRecord&, std::string_view m) {
+      return m.compare(0, stepRange.size(), stepRange) == 0;
+    });
+    out.rule = "NVTX ranges named '" + stepRange + "' or starting so (the step range given)";
+    if (!out.steps.empty()) return out;
+    out.rule.clear();
+    out.missed = stepRange;
+  }
+  out.steps = rangesAsSteps(trace, [](const NvtxRecord&, std::string_view m) {
+    return m.compare(0, 13, "ProfilerStep#") == 0;
+  });
+  if (!out.steps.empty()) {
+    out.rule = "torch.profiler's ProfilerStep#N ranges";
+    return out;
+  }
+  out.steps = rangesAsSteps(trace, [&](const NvtxRecord& n, std::string_view m) {
+    if (n.domain != kNoString) {
+      const std::string_view domain = trace.strings.get(n.domain);
+      if (domain == kScopeNvtxDomain || domain == kPythonNvtxDomain) return false;
+    }
+    return looksLikeStep(m);
+  });
+  if (!out.steps.empty()) {
+    out.rule = "NVTX ranges named like 'step N', 'iteration N' or 'train_step'";
+    return out;
+  }
+  // The optimizer's step() calls: a step runs from the end of one to the end of the next
+  // (the first from the first operator's start).
+  std::vector<Step> calls = rangesAsSteps(trace, [](const NvtxRecord& n, std::string_view m) {
+    return n.domain == kNoString && static_cast<NvtxType>(n.type) == NvtxType::PushPop &&
+           parseTorchRange(m).role == RangeRole::Optimizer && parseTorchRange(m).name.find(".step#") != std::string_view::npos;
+  });
+  if (calls.empty()) return out;
+  uint64_t firstOp = calls.front().start;
+  TorchRanges roles(trace);
+  trace.store.records<NvtxRecord>().forEach([&](const NvtxRecord& n) {
+    if (hasTime(n) && n.start < firstOp && roles.role(n) != RangeRole::None) firstOp = n.start;
+  });
+  uint64_t from = firstOp;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    // A call inside another (a wrapped optimizer) ends no step of its own.
+    if (calls[i].end <= from) continue;
+    out.steps.push_back({from, calls[i].end, "step " + std::to_string(out.steps.size()), calls[i].open});
+    from = calls[i].end;
+  }
+  out.rule = "the optimizer's step() calls (Optimizer.step#...): each step ends where one ends";
+  return out;
+}
+
+}  // namespace cuptitrace::reports

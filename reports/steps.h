@@ -1,0 +1,37 @@
+// The steps of a training loop, found by themselves: the time breakdown, the
+// GPU summary and the findings are per step. The first rule that finds any
+// steps wins, and the reports say which:
+//   1. the range the user named (--step-range, CUPTITRACE_STEP_RANGE);
+//   2. torch.profiler's "ProfilerStep#N" ranges;
+//   3. NVTX ranges named like "step N", "iteration N", "iter N", "train_step" (any case);
+//   4. with PyTorch's operators recorded: the optimizer's step() calls
+//      ("Optimizer.step#SGD.step"), each step ending where one ends.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/trace.h"
+
+namespace cuptitrace::reports {
+
+struct Step {
+  uint64_t start = 0, end = 0;
+  std::string label;  // the range's name, or "step N" for steps between optimizer calls
+  bool open = false;  // still open at exit: timed up to the end of the trace
+};
+
+struct Steps {
+  std::vector<Step> steps;  // by start
+  std::string rule;         // which rule found them, in words; empty when none did
+  std::string missed;       // the step range given, when no range is named so
+};
+
+// Whether a range's name reads like a step ("step 3", "Iteration 12", "train_step").
+bool looksLikeStep(std::string_view name);
+
+Steps findSteps(const Trace& trace, const std::string& stepRange);
+
+}  // namespace cuptitrace::reports
