@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "reports/report_data.h"
+#include "reports/report_gpu_metrics.h"
 
 namespace cuptitrace::reports {
 namespace {
@@ -355,6 +356,7 @@ ReportTable findingsReport(ReportData& data) {
   tinyKernels(data, findings);
   streamImbalance(data, findings);
   dominantApi(data, findings);
+  for (auto& f : gpuMetricsFindings(data)) findings.push_back({f.title, f.details, f.records});
 
   ReportTable table;
   table.name = "findings";

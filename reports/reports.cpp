@@ -7,6 +7,7 @@
 #include "core/rank_info.h"
 #include "exporters/file_output.h"
 #include "reports/report_data.h"
+#include "reports/report_gpu_metrics.h"
 
 namespace cuptitrace {
 namespace {
@@ -56,6 +57,9 @@ const std::vector<Entry>& entries() {
       {{"openacc", "OpenACC events by exclusive time, per event, source line and variable or kernel "
                    "(nvprof's OpenACC (excl))"},
        reports::openAccReport},
+      {{"gpu_metrics", "per kernel: sampled SM, tensor and DRAM activity over its own time, and whether it "
+                       "is compute-, memory- or latency-bound (the gpu_metrics activity)"},
+       reports::gpuMetricsReport},
   };
   return table;
 }

@@ -21,6 +21,7 @@
 //   external_ids    GPU time per external id and named scope (the PyTorch profiler's per-op time)
 //   devices         per GPU: name, compute capability, SMs, memory, clock, contexts and work
 //   openacc         OpenACC events by exclusive time, per event @ file:line (nvprof's OpenACC (excl))
+//   gpu_metrics     per kernel: sampled SM, tensor and DRAM activity, compute/memory/latency-bound
 //
 // Statistics are exact: medians and standard deviations are over all values
 // (the sample standard deviation, n - 1, as nsys prints it). Rows are sorted
