@@ -323,9 +323,10 @@ class CuptiPmBackend final : public PmBackend {
     config.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
     config.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
     if ((r = cuptiPmSamplingSetConfig(&config)) != CUPTI_SUCCESS) return fail(d, r, "cuptiPmSamplingSetConfig");
-    if (d.blank.empty()) {
+    {
       // About 22 KB a sample with the default set on GH100: room for a decode
-      // period and a half of samples (64 to 1024), copied fresh before each decode.
+      // period and a half of samples (64 to 1024), copied fresh before each
+      // decode. Made for each session: the image is initialized by its object.
       const uint64_t perDecode = kDecodePeriodNs / std::max<uint64_t>(d.interval, 1);
       auto size = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params);
       size.pPmSamplingObject = d.pm;
