@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <cctype>
+#include <cstdlib>
 
 #include "cli/command_line.h"
 #include "cli/completion.h"
@@ -52,7 +53,7 @@ std::string typeName(const ConfigVar& var) {
 struct RunArgs {
   std::vector<std::string> values = std::vector<std::string>(configTable().size());
   std::unique_ptr<bool[]> given = std::make_unique<bool[]>(configTable().size());
-  std::string library, completion, version, envMarkdown;
+  std::string library, completion, version, envMarkdown, gpuMetrics;
   std::vector<std::string> program;
 };
 
@@ -75,6 +76,13 @@ Command runForm(RunArgs& args) {
     option.given = &args.given[i];
     command.options.push_back(option);
   }
+  command.options.push_back(
+      {"--gpu-metrics", "",
+       "Sample each GPU's performance counters (SM active, SM issue, tensor, DRAM, PCIe and NVLink "
+       "traffic) while the program runs, as Nsight Systems' --gpu-metrics-devices does: counter tracks "
+       "on the timeline, GPU_METRICS in SQLite, the gpu_metrics report\nAdds gpu_metrics to "
+       "CUPTITRACE_ACTIVITIES; see --gpu-metrics-rate and --gpu-metrics-list",
+       &args.gpuMetrics});
   command.options.push_back(
       {"--library", "PATH", "libcuptitrace.so to inject (default: the one beside this command)", &args.library});
   command.options.push_back({"--version", "", "Print the version and exit", &args.version});
@@ -152,6 +160,19 @@ int parseRunArgs(const std::vector<std::string>& argv, RunRequest& request, std:
       return 2;
     }
     request.settings.emplace_back(&table[i], args.values[i]);
+  }
+  if (flagIsOn(args.gpuMetrics)) {
+    // Added to the activities asked for: by --activities, the environment, or the default.
+    const ConfigVar* activities = findConfigVar("CUPTITRACE_ACTIVITIES");
+    std::string* list = nullptr;
+    for (auto& [var, value] : request.settings)
+      if (var == activities) list = &value;
+    if (list == nullptr) {
+      const char* env = std::getenv("CUPTITRACE_ACTIVITIES");
+      request.settings.emplace_back(activities, env != nullptr && *env != 0 ? env : activities->defaultValue);
+      list = &request.settings.back().second;
+    }
+    *list += ",gpu_metrics";
   }
   if (args.program.empty()) {
     err += usageError(command, "no program to run");

@@ -47,8 +47,9 @@ class CallbackSubscriber {
   CUptiResult enableApiCallbacks(bool on);
   // Called before a context is destroyed (on the program's thread).
   void onContextDestroy(std::function<void()> hook) { contextDestroyHook_ = std::move(hook); }
-  // Called after a context is created (on the program's thread).
-  void onContextCreate(std::function<void()> hook) { contextCreateHook_ = std::move(hook); }
+  // Called after a context is created (on the program's thread), with its
+  // device (UINT32_MAX when CUPTI does not say).
+  void onContextCreate(std::function<void(uint32_t device)> hook) { contextCreateHook_ = std::move(hook); }
   void unsubscribe();
   // The callback boundary's counts into `trace` (fault_boundary.h).
   void publish(Trace& trace) const { boundary_.publish(trace.counters); }
@@ -65,7 +66,7 @@ class CallbackSubscriber {
   std::atomic<CaptureControl*> capture_{nullptr};
   std::atomic<CuptiDetach*> detach_{nullptr};
   std::function<void()> contextDestroyHook_;
-  std::function<void()> contextCreateHook_;
+  std::function<void(uint32_t)> contextCreateHook_;
   FaultBoundary boundary_{"cupti_callback"};
 };
 

@@ -39,6 +39,9 @@ enum Activity : uint32_t {
   // C library calls that block (file I/O, sleeps, waits): not a CUPTI kind,
   // recorded by the library's wrappers when it is preloaded; not in "all".
   kActivityOsrt = 1u << 24,
+  // The devices' hardware performance monitors sampled at a fixed rate (PM
+  // sampling, core/gpu_metrics.h): not a CUPTI activity kind; not in "all".
+  kActivityGpuMetrics = 1u << 25,
 };
 inline constexpr uint32_t kActivityDefault =
     kActivityKernel | kActivityMemcpy | kActivityMemset | kActivityApi | kActivityNvtx | kActivityOpenAcc;
@@ -103,6 +106,8 @@ struct Config {
   PytorchMode pytorch = PytorchMode::Off;  // read by the Python start-up hook
   bool pythonBacktrace = false;            // the hook names the Python line of each torch call
   uint32_t pythonBacktraceDepth = 3;       // frames of user code in that name
+  uint64_t gpuMetricsIntervalNs = 100'000;  // PM sampling interval (10 kHz)
+  std::vector<std::string> gpuMetrics;      // CUPTI metric names; empty or "default": the default set
 };
 
 struct ConfigVar {

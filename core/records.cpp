@@ -17,6 +17,7 @@ const char* recordKindName(RecordKind kind) {
     case RecordKind::Graph: return "graph";
     case RecordKind::ExternalId: return "external_id";
     case RecordKind::OpenAcc: return "openacc";
+    case RecordKind::GpuMetric: return "gpu_metric";
     case RecordKind::Count: break;
   }
   return "unknown";

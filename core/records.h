@@ -28,6 +28,7 @@ enum class RecordKind : uint8_t {
   Graph,       // whole CUDA graph launches (graph-level tracing)
   ExternalId,  // external correlation: an application id attached to API calls
   OpenAcc,     // OpenACC runtime events (data, launch, other), through the OpenACC tools interface
+  GpuMetric,   // samples of a device's performance monitors (PM sampling), one per sampling period
   Count  // number of kinds; keep last
 };
 inline constexpr int kRecordKindCount = static_cast<int>(RecordKind::Count);
@@ -351,6 +352,24 @@ struct OpenAccRecord {
   uint8_t implicit;        // 1 for an implicit event (the wait at the end of a synchronous construct)
 };
 
+// ---- GPU metrics ----------------------------------------------------------------
+
+// Most metrics one sample holds: PM sampling collects a metric set in one
+// pass, which the hardware bounds well below this.
+inline constexpr int kGpuMetricSlots = 16;
+
+// One sample of a device's performance monitors over [start, end): the
+// values of the metrics of `metricSet` (an interned description of the set,
+// core/gpu_metrics.h), in its order. Slots past the set's size are 0; a
+// value the sampler could not evaluate is NaN.
+struct GpuMetricRecord {
+  uint64_t start;      // ns, trace clock
+  uint64_t end;        // ns, trace clock
+  uint32_t deviceId;
+  StringId metricSet;
+  float values[kGpuMetricSlots];
+};
+
 // Fixed sizes: records are written to disk raw (see exporters/native), so a
 // change here is a change of the native format version.
 static_assert(sizeof(KernelRecord) == 80);
@@ -366,13 +385,14 @@ static_assert(sizeof(UvmRecord) == 48);
 static_assert(sizeof(GraphRecord) == 40);
 static_assert(sizeof(ExternalIdRecord) == 16);
 static_assert(sizeof(OpenAccRecord) == 160);
+static_assert(sizeof(GpuMetricRecord) == 88);
 static_assert(std::is_trivially_copyable_v<KernelRecord> && std::is_trivially_copyable_v<MemcpyRecord> &&
               std::is_trivially_copyable_v<MemsetRecord> && std::is_trivially_copyable_v<ApiRecord> &&
               std::is_trivially_copyable_v<NvtxRecord> && std::is_trivially_copyable_v<SyncRecord> &&
               std::is_trivially_copyable_v<OverheadRecord> && std::is_trivially_copyable_v<MemoryRecord> &&
               std::is_trivially_copyable_v<MemoryPoolRecord> && std::is_trivially_copyable_v<UvmRecord> &&
               std::is_trivially_copyable_v<GraphRecord> && std::is_trivially_copyable_v<ExternalIdRecord> &&
-              std::is_trivially_copyable_v<OpenAccRecord>);
+              std::is_trivially_copyable_v<OpenAccRecord> && std::is_trivially_copyable_v<GpuMetricRecord>);
 
 // Maps a record type to its kind, for templates over all kinds.
 template <typename T> struct RecordKindOf;
@@ -389,13 +409,14 @@ template <> struct RecordKindOf<UvmRecord> { static constexpr RecordKind value =
 template <> struct RecordKindOf<GraphRecord> { static constexpr RecordKind value = RecordKind::Graph; };
 template <> struct RecordKindOf<ExternalIdRecord> { static constexpr RecordKind value = RecordKind::ExternalId; };
 template <> struct RecordKindOf<OpenAccRecord> { static constexpr RecordKind value = RecordKind::OpenAcc; };
+template <> struct RecordKindOf<GpuMetricRecord> { static constexpr RecordKind value = RecordKind::GpuMetric; };
 
 // Every record type, in RecordKind order: code over all kinds is written once
 // against this list, so adding a kind is adding it here.
 template <typename... Ts> struct RecordTypeList {};
 using AllRecordTypes = RecordTypeList<KernelRecord, MemcpyRecord, MemsetRecord, ApiRecord, NvtxRecord, SyncRecord,
                                       OverheadRecord, MemoryRecord, MemoryPoolRecord, UvmRecord, GraphRecord,
-                                      ExternalIdRecord, OpenAccRecord>;
+                                      ExternalIdRecord, OpenAccRecord, GpuMetricRecord>;
 
 // A value standing for a record type: f(RecordTag<T>{}) lets a generic lambda
 // name T as typename decltype(tag)::type.

@@ -77,6 +77,7 @@
 #include "exporters/json_strings.h"
 #include "exporters/json_track_names.h"
 #include "exporters/json_tracks.h"
+#include "exporters/gpu_metric_events.h"
 #include "exporters/memory_tracks.h"
 #include "timeline/timeline_slices.h"
 #include "timeline/track_layout.h"
@@ -141,6 +142,8 @@ class ChromeJsonWriter {
     JsonExportStats& stats = e_.stats;
     stats.events += writeJsonMemoryEvents(in_, base_, place_.sortBase, e_.b, stats.events == 0,
                                           [&] { e_.flushIfFull(); });
+    stats.events += writeJsonGpuMetricEvents(in_, base_, place_.sortBase, e_.b, stats.events == 0,
+                                             [&] { e_.flushIfFull(); });
     stats.clamped += lanes_.clamped;
     stats.maxLanes = std::max(stats.maxLanes, lanes_.maxLanes);
     stats.laneTracks += lanes_.laneTracks;

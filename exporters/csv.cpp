@@ -55,6 +55,8 @@ void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out) {
       return writeCsvExternalIds(trace, w);
     case RecordKind::OpenAcc:
       return writeCsvOpenAcc(trace, w);
+    case RecordKind::GpuMetric:
+      return writeCsvGpuMetrics(trace, w);
     case RecordKind::Count:
       break;
   }

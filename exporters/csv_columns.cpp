@@ -98,6 +98,10 @@ constexpr std::array kOpenAccColumns = {
     argColumn(Arg::Bytes), ownColumn("host_ptr"), ownColumn("device_ptr"), ownColumn("kernel_name"),
     argColumn("num_gangs", Arg::AccGangs), argColumn("num_workers", Arg::AccWorkers),
     argColumn(Arg::AccVectorLength)};
+// One row per sample and metric: a long table, as Nsight's GPU_METRICS.
+constexpr std::array kGpuMetricColumns = {
+    ownColumn("start_ns"), ownColumn("end_ns"), ownColumn("device"), ownColumn("metric"),
+    ownColumn("name"), ownColumn("value")};
 // clang-format on
 
 template <size_t N>
@@ -141,6 +145,8 @@ CsvColumns csvTableColumns(RecordKind kind) {
       return table(kExternalIdColumns);
     case RecordKind::OpenAcc:
       return table(kOpenAccColumns);
+    case RecordKind::GpuMetric:
+      return table(kGpuMetricColumns);
     case RecordKind::Count:
       break;
   }
@@ -185,6 +191,8 @@ const char* csvTableName(RecordKind kind) {
       return "external_ids";
     case RecordKind::OpenAcc:
       return "openacc";
+    case RecordKind::GpuMetric:
+      return "gpu_metrics";
     case RecordKind::Count:
       break;
   }

@@ -2,10 +2,13 @@
 // launches, synchronization. Their argument columns come from
 // record_args.h (csv_args.h); each row writes its own columns and fills the
 // argument columns between them.
+#include <cmath>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/gpu_metrics.h"
 #include "core/demangle.h"
 #include "exporters/csv_args.h"
 #include "exporters/csv_columns.h"
@@ -100,6 +103,25 @@ void writeCsvSync(const Trace& trace, CsvWriter& w) {
     w.integer(s.contextId);
     args.fill(w);  // stream, event (empty when not applicable), correlation_id
     w.endRow();
+  });
+}
+
+void writeCsvGpuMetrics(const Trace& trace, CsvWriter& w) {
+  std::map<StringId, std::vector<GpuMetric>> sets;
+  trace.store.records<GpuMetricRecord>().forEach([&](const GpuMetricRecord& r) {
+    auto it = sets.find(r.metricSet);
+    if (it == sets.end()) it = sets.emplace(r.metricSet, decodeGpuMetricSet(trace.strings.get(r.metricSet))).first;
+    const std::vector<GpuMetric>& metrics = it->second;
+    for (size_t i = 0; i < metrics.size() && i < static_cast<size_t>(kGpuMetricSlots); ++i) {
+      w.integer(r.start);
+      w.integer(r.end);
+      w.integer(r.deviceId);
+      w.text(metrics[i].name);
+      w.text(metrics[i].displayName());
+      if (std::isnan(r.values[i])) w.text("");
+      else w.number(static_cast<double>(r.values[i]));
+      w.endRow();
+    }
   });
 }
 

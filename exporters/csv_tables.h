@@ -13,6 +13,8 @@ void writeCsvMemcpy(const Trace& trace, CsvWriter& w);
 void writeCsvMemset(const Trace& trace, CsvWriter& w);
 void writeCsvGraphs(const Trace& trace, CsvWriter& w);
 void writeCsvSync(const Trace& trace, CsvWriter& w);
+// Samples of the devices' performance counters, a row per metric (csv_gpu_tables.cpp).
+void writeCsvGpuMetrics(const Trace& trace, CsvWriter& w);
 // The host: calls, NVTX, overhead, external ids, OpenACC (csv_host_tables.cpp).
 void writeCsvApi(const Trace& trace, CsvWriter& w);
 void writeCsvNvtx(const Trace& trace, CsvWriter& w);

@@ -180,6 +180,7 @@ StringId maxStringId(const ExternalIdRecord&) { return kNoString; }
 StringId maxStringId(const OpenAccRecord& r) {
   return std::max({r.srcFile, r.funcName, r.varName, r.kernelName});
 }
+StringId maxStringId(const GpuMetricRecord& r) { return r.metricSet; }
 
 class NativeReader {
  public:

@@ -21,8 +21,9 @@
 // traces of a merged file): ends before instants before begins at equal
 // times, host tracks before GPU tracks, so a GPU slice's begin comes after
 // its call's exactly when the call starts no later than it. Memory counters
-// and unified memory (memory_tracks.h) come on a sequence of their own per
-// trace, their packets put between the others in that order.
+// and unified memory (memory_tracks.h), and GPU metrics (gpu_metric_events.h),
+// come on sequences of their own per trace, their packets put between the
+// others in that order.
 #include "exporters/perfetto_proto.h"
 
 #include <algorithm>
@@ -31,6 +32,7 @@
 #include <queue>
 #include <vector>
 
+#include "exporters/gpu_metric_events.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/pftrace_flows.h"
 #include "exporters/pftrace_schedule.h"
@@ -81,6 +83,17 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
     o.stats.packets += m->packets();
     o.stats.events += m->events();
     memory.push_back(std::move(m));
+  }
+  // GPU metrics likewise (gpu_metric_events.h).
+  std::vector<std::unique_ptr<PerfettoGpuMetricSequence>> metrics;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    auto m = std::make_unique<PerfettoGpuMetricSequence>(inputs[i], sources[i]->memoryOptions(sequence));
+    if (m->empty()) continue;
+    ++sequence;
+    o.b.bytes(m->header());
+    o.stats.packets += m->packets();
+    o.stats.events += m->events();
+    metrics.push_back(std::move(m));
   }
 
   // Merges the tracks' events (each track's already in order) by time, the
@@ -134,6 +147,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
     const uint32_t local = g - firstTrack[src];
     for (;;) {
       for (auto& m : memory) o.b.bytes(m->takeUntil(e.wall()));
+      for (auto& m : metrics) o.b.bytes(m->takeUntil(e.wall()));
       s.emit(local, e.phase());
       if (!s.next(local, g, &e)) {
         queued[g] = 0;
@@ -148,6 +162,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
     }
   }
   for (auto& m : memory) o.b.bytes(m->rest());
+  for (auto& m : metrics) o.b.bytes(m->rest());
   o.flush();
   PerfettoExportStats stats = o.stats;
   for (const auto& s : sources) {

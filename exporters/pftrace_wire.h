@@ -80,6 +80,7 @@ inline constexpr uint32_t kTrackUuid = 11;
 inline constexpr uint32_t kCategories = 22;
 inline constexpr uint32_t kName = 23;
 inline constexpr uint32_t kCounterValue = 30;  // counter_value (int64)
+inline constexpr uint32_t kDoubleCounterValue = 44;  // double_counter_value
 }  // namespace event_field
 // DebugAnnotation fields likewise.
 namespace annotation_field {

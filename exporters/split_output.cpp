@@ -37,6 +37,7 @@ constexpr Cost costOf(Output out, RecordKind kind) {
     case RecordKind::Sync: return pick({160, 0}, {60, 0}, {40, 0});
     case RecordKind::Overhead: return pick({120, 1}, {35, 1}, {35, 0});
     case RecordKind::ExternalId: return pick({40, 1}, {40, 1}, {20, 0});  // arguments of a call's slice
+    case RecordKind::GpuMetric: return pick({1300, 0}, {800, 0}, {300, 0});  // a counter point per metric
     default: return pick({200, 1}, {70, 1}, {60, 0});                     // a slice or an instant
   }
 }
@@ -247,6 +248,8 @@ void remapNames(R& r, const std::vector<StringId>& ids) {
     r.funcName = id(r.funcName);
     r.varName = id(r.varName);
     r.kernelName = id(r.kernelName);
+  } else if constexpr (std::is_same_v<R, GpuMetricRecord>) {
+    r.metricSet = id(r.metricSet);
   }
 }
 

@@ -72,6 +72,15 @@ const std::vector<SqliteTableSpec>& sqliteTables() {
       // OpenACC: Nsight's table names, the columns its queries use (nameId,
       // eventKind, lineNo, srcFile, funcName, globalTid, bytes) and the rest
       // under CUPTI's field names (docs/sqlite.md).
+      // GPU metrics (the gpu_metrics activity): Nsight's two tables, typeId
+      // telling the devices apart (typeId & 0xFF is the device), value REAL
+      // where Nsight rounds to integers; CUPTI's metric names in our own table.
+      {"TARGET_INFO_GPU_METRICS",
+       "typeId INTEGER NOT NULL, sourceId INTEGER NOT NULL, typeName TEXT NOT NULL, metricId INTEGER NOT NULL, "
+       "metricName TEXT NOT NULL"},
+      {"GPU_METRICS", "timestamp INTEGER, typeId INTEGER NOT NULL, metricId INTEGER NOT NULL, value REAL"},
+      {"CUPTITRACE_GPU_METRICS",
+       "typeId INTEGER NOT NULL, metricId INTEGER NOT NULL, cuptiName TEXT NOT NULL, unit TEXT, samples INTEGER"},
       {"CUPTI_ACTIVITY_KIND_OPENACC_DATA",
        "start INTEGER, end INTEGER, globalTid INTEGER, nameId INTEGER, eventKind INTEGER, "
        "parentConstruct INTEGER, version INTEGER, implicit INTEGER, deviceType INTEGER, deviceNumber INTEGER, "
@@ -151,6 +160,7 @@ const std::vector<std::string>& sqliteIndexes() {
       "CREATE INDEX CUPTITRACE_MEMCPY_CORRELATION ON CUPTI_ACTIVITY_KIND_MEMCPY (globalPid, correlationId)",
       "CREATE INDEX CUPTITRACE_MEMSET_CORRELATION ON CUPTI_ACTIVITY_KIND_MEMSET (globalPid, correlationId)",
       "CREATE INDEX CUPTITRACE_NVTX_START ON NVTX_EVENTS (start)",
+      "CREATE INDEX CUPTITRACE_GPU_METRICS_TIME ON GPU_METRICS (typeId, metricId, timestamp)",
   };
   return indexes;
 }

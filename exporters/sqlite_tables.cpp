@@ -470,7 +470,8 @@ std::string kernelShortName(std::string_view name) {
 }
 
 bool writeSqliteRecords(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in, uint64_t& rows) {
-  return RecordWriter(db, strings, in).run(rows) && writeSqliteOpenAcc(db, strings, in, rows);
+  return RecordWriter(db, strings, in).run(rows) && writeSqliteOpenAcc(db, strings, in, rows) &&
+         writeSqliteGpuMetrics(db, in, rows);
 }
 
 }  // namespace cuptitrace

@@ -45,6 +45,9 @@ bool writeSqliteRecords(SqliteDb& db, SqliteStrings& strings, const SqliteTraceI
 // The OpenACC tables (sqlite_openacc.cpp).
 bool writeSqliteOpenAcc(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in, uint64_t& rows);
 
+// The GPU metrics tables (sqlite_gpu_metrics.cpp).
+bool writeSqliteGpuMetrics(SqliteDb& db, const SqliteTraceInput& in, uint64_t& rows);
+
 // The describing tables: process, threads, GPUs, contexts, NVTX names,
 // metadata, configuration, drops, capture windows.
 bool writeSqliteInfo(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in,

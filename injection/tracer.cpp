@@ -154,6 +154,7 @@ bool Tracer::startCollection() {
     detach_ = std::make_unique<CuptiDetach>(CuptiDetach::Steps{
         [this] {
           externalIds_->stop();
+          if (pmSampler_) pmSampler_->stop();
           collector_->prepareDetach();
         },
         [this](bool on) { return subscriber_->enableApiCallbacks(on); }, silenceNvtx, nullptr});
@@ -184,10 +185,12 @@ bool Tracer::startCollection() {
   if (recordNvtx) nvtxCallbacks_ = std::make_unique<NvtxCallbacks>(nvtxRecorder_, trace_.strings);
   if ((recordNvtx || config_.capture.needsNvtx()) && !subscriber_->enableNvtx(nvtxCallbacks_.get(), error))
     logger().warn("NVTX calls cannot be followed (no NVTX records, no NVTX capture windows): {}", error);
+  if (config_.activities & kActivityGpuMetrics) startGpuMetrics();
   collector_ = std::make_unique<ActivityCollector>(
       trace_, config_, [this] {
         nvtxRecorder_.collect(trace_.store, false, 0);
         osrtRecorder_.collect(trace_.store);
+        if (pmSampler_) pmSampler_->collect(trace_.store);
       });
   if (!collector_->start(error)) {
     std::fprintf(stderr, "cuptitrace: tracing is off for this process: %s; the program runs untraced\n",
@@ -199,9 +202,10 @@ bool Tracer::startCollection() {
   drainToWake_.store(collector_.get(), std::memory_order_release);
   // Records of a context are flushed before it goes away (cudaDeviceReset, cuCtxDestroy).
   subscriber_->onContextDestroy([this] { collector_->flush(); });
-  subscriber_->onContextCreate([this] {
+  subscriber_->onContextCreate([this](uint32_t device) {
     contextCreated_.store(true, std::memory_order_relaxed);
     collector_->onContextCreated();
+    if (pmSampler_ && device != UINT32_MAX) pmSampler_->addDevice(device);
   });
   // Before the capture thread starts: a detach stops it.
   externalIds_ = std::make_unique<ExternalIds>(nvtxRecorder_, trace_.strings);
@@ -279,6 +283,22 @@ void Tracer::startOsrt() {
   if (!capture_ || capture_->on()) osrt::arm(&osrtRecorder_, cuptiNow);
 }
 
+// The gpu_metrics activity: the devices' counters sampled on a thread of
+// its own (collectors/pm_sampling.h), from each device's first context on.
+void Tracer::startGpuMetrics() {
+  std::unique_ptr<PmBackend> backend = makeCuptiPmBackend();
+  // The GPU tests force the failures a lent machine never meets by itself.
+  if (const char* fault = std::getenv("CUPTITRACE_TEST_GPU_METRICS_FAULT"); fault != nullptr && *fault != 0) {
+    if (auto faulty = makeFaultyPmBackend(fault, std::move(backend))) backend = std::move(faulty);
+    else backend = makeCuptiPmBackend();
+  }
+  pmSampler_ = std::make_unique<PmSampler>(trace_.strings, config_, std::move(backend), [](const std::string& line) {
+    std::fprintf(stderr, "cuptitrace: %s\n", line.c_str());
+  });
+  trace_.store.addMemoryUser([this] { return pmSampler_->bytesInMemory(); });
+  pmSampler_->start();
+}
+
 void Tracer::finish() { finishWith(0); }
 
 void Tracer::finishAtSignal(int sig) {
@@ -331,6 +351,8 @@ void Tracer::finishCollection() {
   // not called again: it would attach once more.
   const bool detached = detach_ && detach_->settle(kDetachSettleMs);
   if (!detached) externalIds_->stop();  // else stopped before the detach
+  // Sampling stops first: its last samples are decoded while CUPTI is whole.
+  if (pmSampler_ && !detached) pmSampler_->stop();
   collector_->stop();
   const uint64_t end = cuptiNow();
   trace_.meta.endTimestampNs = end;
@@ -340,6 +362,10 @@ void Tracer::finishCollection() {
   }
   // The drain thread has stopped: this thread is now the store's only writer.
   nvtxRecorder_.collect(trace_.store, true, end);
+  if (pmSampler_) {
+    pmSampler_->collect(trace_.store);
+    pmSampler_->publish(trace_);
+  }
   logger().debug("memory: peak {} KiB of the {} KiB budget; {} chunks spilled",
                  trace_.store.peakMemoryInUse() >> 10, trace_.store.maxBytes() >> 10,
                  trace_.store.spilledChunks());
@@ -384,6 +410,8 @@ void Tracer::keepRecordsInWindows() {
   trace_.store.retain<ApiRecord>([&inWindow](const ApiRecord& a) { return inWindow(a.start); });
   // Graph-level records are not switched with the windows either.
   trace_.store.retain<GraphRecord>([&inWindow](const GraphRecord& g) { return inWindow(g.start); });
+  // GPU metrics are sampled throughout: those of the windows stay.
+  trace_.store.retain<GpuMetricRecord>([&inWindow](const GpuMetricRecord& m) { return inWindow(m.start); });
 }
 
 }  // namespace cuptitrace

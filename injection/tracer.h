@@ -16,6 +16,7 @@
 #include "collectors/nvtx_callbacks.h"
 #include "collectors/nvtx_recorder.h"
 #include "collectors/osrt_recorder.h"
+#include "collectors/pm_sampling.h"
 #include "core/config.h"
 #include "core/output_name.h"
 #include "core/fault_boundary.h"
@@ -62,6 +63,7 @@ class Tracer {
   // Makes the output directory, or falls back to a temporary one (outputPattern_).
   void useOutputDirectory(const OutputNameInputs& inputs);
   void startOsrt();
+  void startGpuMetrics();
   void finishWith(int sig);  // sig 0: a normal exit
   void finishCollection();
   // `nativeFirst`: the native trace first, even if not asked for (an ending
@@ -80,6 +82,7 @@ class Tracer {
   NvtxRecorder nvtxRecorder_;
   std::unique_ptr<NvtxCallbacks> nvtxCallbacks_;
   std::unique_ptr<CallbackSubscriber> subscriber_;
+  std::unique_ptr<PmSampler> pmSampler_;  // the gpu_metrics activity
   std::unique_ptr<ActivityCollector> collector_;
   std::unique_ptr<CaptureControl> capture_;
   std::unique_ptr<CuptiDetach> detach_;  // with capture windows: past the last one

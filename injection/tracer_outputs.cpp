@@ -24,7 +24,9 @@ bool Tracer::didNoGpuWork() const {
   if (capture_ && (contextCreated_.load(std::memory_order_relaxed) || !trace_.contexts.empty())) return false;
   for (int k = 0; k < kRecordKindCount; ++k) {
     const auto kind = static_cast<RecordKind>(k);
-    if (kind == RecordKind::Api || kind == RecordKind::Overhead || kind == RecordKind::ExternalId) continue;
+    if (kind == RecordKind::Api || kind == RecordKind::Overhead || kind == RecordKind::ExternalId ||
+        kind == RecordKind::GpuMetric)  // samples of an idle device are no GPU work
+      continue;
     if (trace_.store.count(kind) != 0) return false;
   }
   return true;

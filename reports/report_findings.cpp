@@ -9,6 +9,7 @@
 #include "core/nccl_kernel.h"
 #include "reports/findings.h"
 #include "reports/report_data.h"
+#include "reports/report_gpu_metrics.h"
 
 namespace cuptitrace::reports {
 
@@ -359,6 +360,7 @@ ReportTable findingsReport(ReportData& data) {
   streamImbalance(data, findings);
   dominantApi(data, findings);
   pytorchFindings(data, findings);
+  for (auto& f : gpuMetricsFindings(data)) findings.push_back({f.title, f.details, f.records});
 
   ReportTable table;
   table.name = "findings";

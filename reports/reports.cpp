@@ -7,6 +7,7 @@
 #include "core/rank_info.h"
 #include "exporters/file_output.h"
 #include "reports/report_data.h"
+#include "reports/report_gpu_metrics.h"
 
 namespace cuptitrace {
 namespace {
@@ -62,6 +63,9 @@ const std::vector<Entry>& entries() {
        reports::gpuSummaryReport},
       {{"gpu_kernels", "kernels with Tensor Core use, blocks per SM and occupancy (the PyTorch kernel view)"},
        reports::gpuKernelsReport},
+      {{"gpu_metrics", "per kernel: sampled SM, tensor and DRAM activity over its own time, and whether it "
+                       "is compute-, memory- or latency-bound (the gpu_metrics activity)"},
+       reports::gpuMetricsReport},
   };
   return table;
 }

@@ -24,6 +24,7 @@
 //   operators       PyTorch operators: calls, host and device self and total time (key_averages())
 //   gpu_summary     per device over the steps: utilization, est. SM efficiency, occupancy, Tensor Cores
 //   gpu_kernels     per kernel: Tensor Cores used, blocks per SM, est. achieved and theoretical occupancy
+//   gpu_metrics     per kernel: sampled SM, tensor and DRAM activity, compute/memory/latency-bound
 //
 // Statistics are exact: medians and standard deviations are over all values
 // (the sample standard deviation, n - 1, as nsys prints it). Rows are sorted

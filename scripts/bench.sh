@@ -77,17 +77,19 @@ declare -A envs=(
   [cuptitrace_all]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=all CUPTITRACE_SUMMARY=none"
   [cuptitrace_window]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api CUPTITRACE_SUMMARY=none CUPTITRACE_CAPTURE=time:300ms+30ms"
   [cuptitrace_osrt]="LD_PRELOAD=$osrtlib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,osrt CUPTITRACE_SUMMARY=none"
+  [cuptitrace_gpu_metrics]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,gpu_metrics CUPTITRACE_SUMMARY=none"
   [untraced_threads]=""
   [floor_threads]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,api"
   [cuptitrace_threads]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,nvtx CUPTITRACE_SUMMARY=none"
 )
 order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default floor_runtime cuptitrace_runtime
-       floor_all cuptitrace_all cuptitrace_window cuptitrace_osrt untraced_threads floor_threads cuptitrace_threads)
+       floor_all cuptitrace_all cuptitrace_window cuptitrace_osrt cuptitrace_gpu_metrics untraced_threads floor_threads
+       cuptitrace_threads)
 # name -> command; every run not named here is the launch loop
 declare -A cmds=()
 # name -> the row whose run prints this row's time too (it is not run itself)
 declare -A derived=()
-model_row_names="untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all profiler"
+model_row_names="untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all cuptitrace_gpu_metrics profiler"
 for name in untraced_threads floor_threads cuptitrace_threads; do cmds[$name]="$loop $N threads=$THREADS"; done
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   torch_loop="python3 $(dirname "$0")/../bench/torch_loop.py $TORCH_N"
@@ -194,6 +196,8 @@ for name in "${order[@]}"; do
   vs_floor_paired="-"
   floor_name=${name/cuptitrace_/floor_}
   [ "$name" = cuptitrace_osrt ] && floor_name=floor_default  # the floor has no osrt to record
+  # GPU metrics are compared with the default kinds they are added to: its "vs floor" is vs cuptitrace_default.
+  case $name in *cuptitrace_gpu_metrics) floor_name=${name/gpu_metrics/default} ;; esac
   has_row "$floor_name" || floor_name=  # left out by ROWS
   case $name in *cuptitrace_window) ;;  # no floor run takes windows
     *cuptitrace_*)

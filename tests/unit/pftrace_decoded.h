@@ -35,7 +35,7 @@ constexpr uint32_t kCategoryIids = 3, kAnnotations = 4, kType = 9, kNameIid = 10
                    kEventName = 23, kCategories = 22, kFlowIdsOld = 36, kTerminatingFlowIdsOld = 42,
                    kFlowIds = 47, kTerminatingFlowIds = 48;
 constexpr uint64_t kBegin = 1, kEnd = 2, kInstant = 3, kCounter = 4;
-constexpr uint32_t kCounterValue = 30, kCounterDescriptor = 8, kCounterUnit = 3;
+constexpr uint32_t kCounterValue = 30, kCounterDescriptor = 8, kCounterUnit = 3, kDoubleCounterValue = 44;
 // DebugAnnotation
 constexpr uint32_t kArgNameIid = 1, kArgName = 10, kBool = 2, kUint = 3, kInt = 4, kDouble = 5,
                    kString = 6, kStringIid = 17;
@@ -68,6 +68,8 @@ struct Event {
   Args args;
   std::vector<uint64_t> flows, terminating;
   int64_t counterValue = 0;  // COUNTER events
+  double doubleCounterValue = 0;
+  bool isDouble = false;     // the value came as double_counter_value
 };
 
 struct TrackInfo {

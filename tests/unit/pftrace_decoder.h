@@ -258,6 +258,10 @@ inline Decoded decodePerfetto(std::string bytes) {
         if (field.number == f::kCategories) e.categories.emplace_back(field.bytes);
       e.args = detail::readArgs(t, s, d.problems);
       if (t.has(f::kCounterValue)) e.counterValue = t.i(f::kCounterValue);
+      if (t.has(f::kDoubleCounterValue)) {
+        e.doubleCounterValue = t.dbl(f::kDoubleCounterValue);
+        e.isDouble = true;
+      }
       // Trace processor reads fields 47/48 when present, else the older 36/42.
       e.flows = t.has(f::kFlowIds) ? t.all(f::kFlowIds, proto::kFixed64)
                                    : t.all(f::kFlowIdsOld, proto::kVarint);

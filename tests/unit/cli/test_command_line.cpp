@@ -269,4 +269,23 @@ TEST_CASE("the cuptitrace binary: flags reach the program's environment", "[.bin
   CHECK(lines(out) == 1);
 }
 
+TEST_CASE("run form: --gpu-metrics adds the gpu_metrics activity to the kinds asked for", "[cli]") {
+  unsetenv("CUPTITRACE_ACTIVITIES");
+  Parsed alone = parse({"--gpu-metrics", "--", "./app"});
+  REQUIRE(alone.rc == cli::kParsed);
+  CHECK(alone.setting("CUPTITRACE_ACTIVITIES") == "default,gpu_metrics");
+  Parsed with = parse({"--activities", "kernel,memory", "--gpu-metrics", "--gpu-metrics-rate", "20kHz",
+                       "--gpu-metrics-list", "default,lts__throughput.avg.pct_of_peak_sustained_elapsed",
+                       "--", "./app"});
+  REQUIRE(with.rc == cli::kParsed);
+  CHECK(with.setting("CUPTITRACE_ACTIVITIES") == "kernel,memory,gpu_metrics");
+  CHECK(with.setting("CUPTITRACE_GPU_METRICS_RATE") == "20kHz");
+  Parsed off = parse({"--gpu-metrics=0", "--", "./app"});
+  REQUIRE(off.rc == cli::kParsed);
+  CHECK(off.setting("CUPTITRACE_ACTIVITIES") == "(unset)");
+  Parsed bad = parse({"--gpu-metrics-rate", "3MHz", "--", "./app"});
+  CHECK(bad.rc == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--gpu-metrics-rate"));
+}
+
 }  // namespace cuptitrace

@@ -139,6 +139,7 @@ TEST_CASE("config: bad values of every variable give one message and the default
       {"CUPTITRACE_STEP_RANGE", {longValue}},
       {"CUPTITRACE_KERNEL_INCLUDE", {longValue}},
       {"CUPTITRACE_KERNEL_EXCLUDE", {longValue}},
+      {"CUPTITRACE_GPU_METRICS_LIST", {"-1", longValue}},
   };
   for (const auto& v : configTable()) {
     for (const char* value : bad) {

@@ -129,7 +129,8 @@ TEST_CASE("chrome json: metadata describes the trace and everything lost") {
                               {"uvm", 0},
                               {"graph", 0},
                               {"external_id", 0},
-                              {"openacc", 0}}));
+                              {"openacc", 0},
+                              {"gpu_metric", 0}}));
   CHECK(m["dropped_records"] == 7);
   CHECK(m["dropped"]["kernel"] == 5);
   CHECK(m["dropped"]["memcpy"] == 0);
