@@ -43,6 +43,12 @@ void PmSampler::addDevice(uint32_t device) {
     newDevices_.push_back(device);
   }
   cv_.notify_all();
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!cv_.wait_for(lock, std::chrono::nanoseconds(kSetUpWaitNs),
+                    [&] { return stopping_ || setUp_.count(device) != 0; }))
+    logger().info("gpu_metrics: device {}: set-up takes longer than {} s: the program goes on, sampling starts "
+                  "when it is done",
+                  device, kSetUpWaitNs / 1'000'000'000);
 }
 
 void PmSampler::run() noexcept {
@@ -61,6 +67,11 @@ void PmSampler::run() noexcept {
     logger().warn("gpu_metrics: sampling stopped after an unexpected error");
   }
   unregisterOwnThread();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished_ = true;
+  }
+  cv_.notify_all();
 }
 
 void PmSampler::pollOnce() {
@@ -70,7 +81,18 @@ void PmSampler::pollOnce() {
     fresh.swap(newDevices_);
   }
   std::lock_guard<std::mutex> work(workMutex_);
-  for (const uint32_t d : fresh) setUp(d);
+  for (const uint32_t d : fresh) {
+    const auto began = std::chrono::steady_clock::now();
+    setUp(d);
+    logger().debug("gpu_metrics: device {}: set up in {} ms", d,
+                   std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began)
+                       .count());
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      setUp_.insert(d);
+    }
+    cv_.notify_all();
+  }
   for (Device& d : devices_)
     if (d.running) decode(d);
 }
@@ -82,7 +104,25 @@ void PmSampler::stop() {
     stopping_ = true;
   }
   cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    // Bounded: a thread stuck in a CUPTI call must not keep the program from
+    // ending. It is let go, and its devices are not touched again.
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!cv_.wait_for(lock, std::chrono::nanoseconds(kStopWaitNs), [this] { return finished_; })) {
+      lock.unlock();
+      thread_.detach();
+      const std::string line =
+          "gpu_metrics: the sampling thread did not stop within " + std::to_string(kStopWaitNs / 1'000'000'000) +
+          " s (a CUPTI call did not return): the samples not yet decoded are lost";
+      failures_.push_back(line);
+      ++abandoned_;
+      if (say_) say_(line);
+      stopped_.store(true, std::memory_order_release);
+      return;
+    }
+    lock.unlock();
+    thread_.join();
+  }
   std::lock_guard<std::mutex> work(workMutex_);
   for (Device& d : devices_) {
     if (!d.running) continue;
@@ -277,6 +317,7 @@ void PmSampler::publish(Trace& trace) const {
   if (noPermission_) c["gpu_metrics.no_permission"] = noPermission_;
   if (unsupported_) c["gpu_metrics.unsupported_devices"] = unsupported_;
   if (unknownMetrics_) c["gpu_metrics.unknown_metrics"] = unknownMetrics_;
+  if (abandoned_) c["gpu_metrics.thread_abandoned"] = abandoned_;
 }
 
 }  // namespace cuptitrace

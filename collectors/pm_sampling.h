@@ -47,7 +47,9 @@ class PmSampler {
   // Starts the sampling thread.
   void start();
   // A context was made on `device` (on a program thread, in CUPTI's
-  // callback): the thread sets sampling up there. No CUPTI call here.
+  // callback): the thread sets sampling up there, and this waits for it (at
+  // most kSetUpWaitNs) so that sampling covers the program's first kernels.
+  // No CUPTI call here.
   void addDevice(uint32_t device);
   // Stops sampling on every device, decodes what is left and ends the
   // thread. Once; later calls do nothing.
@@ -65,6 +67,10 @@ class PmSampler {
 
   // How often the hardware buffer is decoded, and its size.
   static constexpr uint64_t kDecodePeriodNs = 20'000'000;
+  // The longest a program thread waits in addDevice for a device's set-up.
+  static constexpr uint64_t kSetUpWaitNs = 5'000'000'000;
+  // The longest stop() waits for the thread.
+  static constexpr uint64_t kStopWaitNs = 10'000'000'000;
   static constexpr uint64_t kHardwareBufferBytes = uint64_t{64} << 20;
   // Samples held for collect() at most; past it they are dropped and counted
   // (a drain thread that no longer runs).
@@ -99,11 +105,13 @@ class PmSampler {
   std::condition_variable cv_;
   std::vector<uint32_t> newDevices_;
   bool stopping_ = false;
+  bool finished_ = false;  // the thread's loop is over (under mutex_)
   std::thread thread_;
   std::atomic<bool> stopped_{false};
   std::mutex workMutex_;  // the thread's work and stop()'s last round
 
   std::set<uint32_t> seen_;      // devices asked for (under mutex_)
+  std::set<uint32_t> setUp_;     // devices whose set-up is over, done or failed (under mutex_)
   std::vector<Device> devices_;  // set up (under workMutex_)
   std::vector<PmSample> batch_;
 
@@ -114,6 +122,7 @@ class PmSampler {
   // Counters (under workMutex_, read by publish once stopped).
   uint64_t samples_ = 0, lost_ = 0, overflows_ = 0, incomplete_ = 0, dropped_ = 0,
            decodeErrors_ = 0;
+  uint64_t abandoned_ = 0;  // the thread let go at stop (counted in the metadata)
   uint64_t failedDevices_ = 0, noPermission_ = 0, unsupported_ = 0, unknownMetrics_ = 0;
   std::vector<std::string> failures_;  // the lines said
 };

@@ -38,7 +38,9 @@ bool metricNameChars(std::string_view s) {
 const std::vector<GpuMetricRoleInfo>& gpuMetricCatalog() {
   // Labels and units are Nsight Systems' where it has the metric, so queries
   // written for its export find them by name.
-  static const std::vector<GpuMetricRoleInfo> catalog = {
+  // Never destroyed: the sampling thread may read it while the program's exit
+  // runs static destructors.
+  static const std::vector<GpuMetricRoleInfo>& catalog = *new std::vector<GpuMetricRoleInfo>{
       {GpuMetricRole::GrActive,
        "GR Active",
        "Throughput %",

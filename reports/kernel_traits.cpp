@@ -108,10 +108,17 @@ bool usesTensorCores(std::string_view name) {
       if (contains(t, mark)) return true;
     if (t == "mma") return true;
     if (contains(t, "xmma") || contains(t, "cutlass") || contains(t, "gemm")) typed = true;
-    if (t == "nvjet" && i + 1 < ts.size() && !ts[i + 1].empty()) {
-      // cuBLAS's nvjet kernels: the next part's first letter is the input type (h, b, t, e: Tensor Cores).
-      const char c = ts[i + 1][0];
-      if (c == 'h' || c == 'b' || c == 't' || c == 'e' || c == 'q') return true;
+    if (t == "nvjet") {
+      // cuBLAS's nvjet kernels ("nvjet_sm90_hsh_..."): past the architecture, the next part's
+      // first letter is the input type (h, b, t, e: Tensor Cores; s, d: not).
+      size_t j = i + 1;
+      while (j < ts.size() && ts[j].size() > 2 && ts[j].compare(0, 2, "sm") == 0 &&
+             std::isdigit(static_cast<unsigned char>(ts[j][2])))
+        ++j;
+      if (j < ts.size() && !ts[j].empty()) {
+        const char c = ts[j][0];
+        if (c == 'h' || c == 'b' || c == 't' || c == 'e' || c == 'q') return true;
+      }
     }
     for (const std::string_view type : {"f16", "bf16", "tf32", "fp16", "fp8", "e4m3", "e5m2", "half", "bfloat16"})
       if (contains(t, type)) lowPrecision = true;

@@ -59,6 +59,7 @@ floor=$BUILD/bench/libfloor_consumer.so
 lib=$BUILD/injection/libcuptitrace.so
 osrtlib=$BUILD/injection/libcuptitrace-osrt.so
 out=${OUT:-/tmp}/bench
+hook=$(cd "$(dirname "$0")/../python/cuptitrace_pyhook" && pwd)
 mkdir -p "$out"
 for f in "$loop" "$floor" "$lib" "$osrtlib"; do
   [ -e "$f" ] || { echo "bench: $f is missing (build targets launch_loop floor_consumer cuptitrace_injection)" >&2; exit 2; }
@@ -78,6 +79,8 @@ declare -A envs=(
   [cuptitrace_window]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api CUPTITRACE_SUMMARY=none CUPTITRACE_CAPTURE=time:300ms+30ms"
   [cuptitrace_osrt]="LD_PRELOAD=$osrtlib CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,osrt CUPTITRACE_SUMMARY=none"
   [cuptitrace_gpu_metrics]="CUDA_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,gpu_metrics CUPTITRACE_SUMMARY=none"
+  [cuptitrace_pytorch_ops]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,nvtx CUPTITRACE_SUMMARY=none CUPTITRACE_PYTORCH=ops PYTHONPATH=$hook"
+  [cuptitrace_python_backtrace]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,nvtx CUPTITRACE_SUMMARY=none CUPTITRACE_PYTHON_BACKTRACE=on PYTHONPATH=$hook"
   [untraced_threads]=""
   [floor_threads]="CUDA_INJECTION64_PATH=$floor FLOOR_KINDS=kernel,memcpy,memset,api"
   [cuptitrace_threads]="CUDA_INJECTION64_PATH=$lib NVTX_INJECTION64_PATH=$lib CUPTITRACE_ACTIVITIES=kernel,memcpy,memset,api,nvtx CUPTITRACE_SUMMARY=none"
@@ -89,7 +92,9 @@ order=(untraced floor_kernel cuptitrace_kernel floor_default cuptitrace_default 
 declare -A cmds=()
 # name -> the row whose run prints this row's time too (it is not run itself)
 declare -A derived=()
-model_row_names="untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all cuptitrace_gpu_metrics profiler"
+# cuptitrace_pytorch_ops and cuptitrace_python_backtrace: the Python start-up hook (--pytorch ops,
+# --python-backtrace) on top of the default kinds and NVTX; PyTorch steps only.
+model_row_names="untraced floor_default cuptitrace_default cuptitrace_kernel cuptitrace_all cuptitrace_gpu_metrics profiler cuptitrace_pytorch_ops cuptitrace_python_backtrace"
 for name in untraced_threads floor_threads cuptitrace_threads; do cmds[$name]="$loop $N threads=$THREADS"; done
 if python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
   torch_loop="python3 $(dirname "$0")/../bench/torch_loop.py $TORCH_N"

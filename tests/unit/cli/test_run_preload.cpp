@@ -38,3 +38,13 @@ TEST_CASE("run: ACC_PROFLIB names the library, unless the user named their own")
   CHECK(note.find("ACC_PROFLIB is set (/opt/tau/lib/libTAU.so)") != std::string::npos);
   CHECK(note.find("not recorded") != std::string::npos);
 }
+
+TEST_CASE("run: the Python start-up hook goes first on PYTHONPATH, once") {
+  using cuptitrace::cli::pythonPathWith;
+  const std::string hook = "/opt/cuptitrace/share/cuptitrace/python/cuptitrace_pyhook";
+  CHECK(pythonPathWith(nullptr, hook) == hook);
+  CHECK(pythonPathWith("", hook) == hook);
+  CHECK(pythonPathWith("/home/me/src", hook) == hook + ":/home/me/src");
+  CHECK(pythonPathWith(("/home/me/src:" + hook).c_str(), hook) == "/home/me/src:" + hook);
+  CHECK(pythonPathWith((hook + "x").c_str(), hook) == hook + ":" + hook + "x");  // a longer name is another folder
+}

@@ -249,3 +249,21 @@ TEST_CASE("config: json.gz is a format of its own") {
   parseOne("CUPTITRACE_FORMAT", "gz", messages);
   CHECK(messages.size() == 2);
 }
+
+TEST_CASE("config: the Python start-up hook's variables") {
+  std::vector<std::string> messages;
+  auto with = [&](const char* name, const char* value) {
+    messages.clear();
+    return parseConfig([&](const char* n) { return std::string(name) == n ? value : nullptr; }, messages);
+  };
+  CHECK(with("CUPTITRACE_PYTORCH", "ops").pytorch == PytorchMode::Ops);
+  CHECK(with("CUPTITRACE_PYTORCH", "shapes").pytorch == PytorchMode::Shapes);
+  CHECK(with("CUPTITRACE_PYTORCH", "off").pytorch == PytorchMode::Off);
+  CHECK(with("CUPTITRACE_PYTORCH", "all").pytorch == PytorchMode::Off);
+  CHECK(messages.size() == 1);
+  CHECK(with("CUPTITRACE_PYTHON_BACKTRACE", "on").pythonBacktrace);
+  CHECK(with("CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "16").pythonBacktraceDepth == 16);
+  CHECK(with("CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "0").pythonBacktraceDepth == 3);
+  CHECK(messages.size() == 1);
+  CHECK(with("CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "17").pythonBacktraceDepth == 3);
+}

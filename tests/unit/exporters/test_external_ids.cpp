@@ -233,3 +233,69 @@ TEST_CASE("external ids: protobuf arguments, osrt calls in their category", "[ex
   CHECK(osrt[0].begin.args.at("errno").u == 4);
   CHECK(osrt[0].end - osrt[0].begin.ts == 800);
 }
+
+// ---- Python lines (--python-backtrace) -------------------------------------------
+
+namespace {
+
+// Launch 1 made inside the Python line "train.py:42 forward" (nested in an
+// outer line: the innermost counts), launch 2 after it, launch 3 on another thread.
+void fillPythonTrace(Trace& t) {
+  t.meta.pid = kPid;
+  t.meta.baseTimestampNs = kBase;
+  t.contexts.push_back({1, 0, 7});
+  addScopeRange(t, 0, 5000, "train.py:90 main", 0, kPythonNvtxDomain);
+  addScopeRange(t, 100, 1000, "train.py:42 forward <- train.py:90 main", 0, kPythonNvtxDomain);
+  addApi(t, 200, 300, 1);
+  addKernel(t, 400, 500, 1);
+  addApi(t, 1100, 1200, 2);
+  addKernel(t, 1300, 1400, 2);
+  ApiRecord other{};
+  other.start = kBase + 150, other.end = kBase + 160;
+  other.name = t.strings.intern("cudaLaunchKernel");
+  other.correlationId = 3;
+  other.threadId = kPid + 1;
+  t.store.add(other);
+  addExternal(t, 2, ExternalKind::Id, 77);  // an external id beside a line
+}
+
+}  // namespace
+
+TEST_CASE("Python lines: the innermost line on the call's thread, by correlation id", "[external_ids][python]") {
+  Trace t;
+  fillPythonTrace(t);
+  const ExternalIdIndex index(t);
+  const ExternalIdEntry* e1 = index.find(1);
+  REQUIRE(e1 != nullptr);
+  CHECK(t.strings.get(e1->python) == "train.py:42 forward <- train.py:90 main");
+  const ExternalIdEntry* e2 = index.find(2);
+  REQUIRE(e2 != nullptr);
+  CHECK(t.strings.get(e2->python) == "train.py:90 main");
+  CHECK(e2->hasId);
+  CHECK(e2->id == 77);
+  CHECK(index.find(3) == nullptr);  // another thread: no line
+
+  std::ostringstream out;
+  writeChromeJson(t, out);
+  const json doc = json::parse(out.str());
+  int carried = 0;
+  for (const json& e : doc.at("traceEvents")) {
+    const std::string cat = e.value("cat", "");
+    if (cat != "kernel" && cat != "cuda_runtime") continue;
+    const json args = e.value("args", json::object());
+    if (args.value("correlation", 0) == 1) {
+      CHECK(args.at("python") == "train.py:42 forward <- train.py:90 main");
+      ++carried;
+    }
+  }
+  CHECK(carried == 2);  // the call and its kernel
+
+  std::ostringstream proto;
+  writePerfettoProto(t, proto);
+  const auto d = cuptitrace::testing::perfetto::decodePerfetto(proto.str());
+  CHECK(d.problemText().empty());
+  int inProto = 0;
+  for (const auto& s : d.slices)
+    if (s.begin.args.count("python") && s.begin.args.at("python").s == "train.py:90 main") ++inProto;
+  CHECK(inProto == 2);
+}
