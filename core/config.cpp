@@ -428,7 +428,7 @@ const std::vector<ConfigVar>& configTable() {
        "PyTorch programs: each torch call made from Python names its line of user code (the "
        "innermost frames), shown on the CUDA calls it makes and their kernels.",
        config_python::applyPythonBacktrace},
-      {"CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "count", "3", "a whole number from 1 to 16",
+      {"CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "count", "3", "a whole number from 1 to 64",
        "Frames of user code in each Python line of CUPTITRACE_PYTHON_BACKTRACE.",
        config_python::applyPythonBacktraceDepth},
       {"CUPTITRACE_GPU_METRICS_RATE", "rate", "10kHz",

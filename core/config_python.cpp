@@ -4,8 +4,8 @@
 
 namespace cuptitrace::config_python {
 
-// Frames of user code a Python line may name: enough for a helper and its caller.
-constexpr uint32_t kMaxBacktraceDepth = 16;
+// Frames of user code a Python line may name.
+constexpr uint32_t kMaxBacktraceDepth = 64;
 
 bool applyPytorch(std::string_view value, Config& c) {
   const auto items = splitList(value);

@@ -51,6 +51,15 @@ fi
 # shellcheck disable=SC2086
 python3 "$here/check_ranks.py" "$out/all.json" "$out/stats.json" $expect min_nvtx_steps=10 || fail "check_ranks"
 
+# One rank's own findings know NCCL: rank 0, waiting in AllReduce for the late
+# rank, spends its kernel time in communication, which is never called a busy
+# stream; the steps (NVTX 'step N') are found by themselves.
+"$cli" stats "$out/t.0.native" --report findings,breakdown >"$out/rank0.txt" 2>&1 || fail "stats of rank 0"
+grep -E "Communication takes [0-9.]+% of GPU" "$out/rank0.txt" || { cat "$out/rank0.txt"; fail "rank 0's findings do not speak of communication"; }
+if grep -q "One stream busy" "$out/rank0.txt"; then cat "$out/rank0.txt"; fail "rank 0's NCCL stream called a busy stream"; fi
+grep -q "Steps: NVTX ranges named like 'step N'" "$out/rank0.txt" || { cat "$out/rank0.txt"; fail "rank 0's steps not found by themselves"; }
+echo "ddp: rank 0's findings speak of communication, not of a busy stream; its steps are found"
+
 # The job's SQLite databases, each read into its rank's summary (`cuptitrace
 # summarize`: the map of `cuptitrace recipe`) and the summaries reduced
 # (`stats --summaries`: its reduce), name the same straggler; where Python has

@@ -262,8 +262,8 @@ TEST_CASE("config: the Python start-up hook's variables") {
   CHECK(with("CUPTITRACE_PYTORCH", "all").pytorch == PytorchMode::Off);
   CHECK(messages.size() == 1);
   CHECK(with("CUPTITRACE_PYTHON_BACKTRACE", "on").pythonBacktrace);
-  CHECK(with("CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "16").pythonBacktraceDepth == 16);
+  CHECK(with("CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "64").pythonBacktraceDepth == 64);
   CHECK(with("CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "0").pythonBacktraceDepth == 3);
   CHECK(messages.size() == 1);
-  CHECK(with("CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "17").pythonBacktraceDepth == 3);
+  CHECK(with("CUPTITRACE_PYTHON_BACKTRACE_DEPTH", "65").pythonBacktraceDepth == 3);
 }
