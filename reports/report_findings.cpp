@@ -234,10 +234,12 @@ void streamImbalance(ReportData& data, std::vector<Finding>& out) {
   // others keeps its stream busy without computing (the Communication
   // findings speak of them).
   std::vector<int8_t> nccl;  // by kernel name: -1 not known yet
+  uint64_t ncclKernels = 0;
   store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
     if (k.name >= nccl.size()) nccl.resize(static_cast<size_t>(k.name) + 1, -1);
     if (nccl[k.name] < 0) nccl[k.name] = isNcclKernel(data.trace().strings.get(k.name)) ? 1 : 0;
     if (nccl[k.name] == 0) add(k.deviceId, k.streamId, k.start, k.end);
+    else ++ncclKernels;
   });
   store.records<MemcpyRecord>().forEach(
       [&](const MemcpyRecord& m) { add(m.deviceId, m.streamId, m.start, m.end); });
@@ -270,6 +272,9 @@ void streamImbalance(ReportData& data, std::vector<Finding>& out) {
                      : "the other " + std::to_string(streams.size() - 1) + " streams share") +
                 " the rest. Work on one stream runs in order: independent work on other streams "
                 "could overlap with it.";
+    if (ncclKernels != 0)
+      f.details += " NCCL's kernels (" + std::to_string(ncclKernels) +
+                   ") are left out: their time is communication, mostly waiting for other ranks.";
     size_t shown = 0;
     for (const auto& [stream, b] : streams) {
       if (shown++ == kMaxExamples + 1) break;

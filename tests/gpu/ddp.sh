@@ -56,7 +56,10 @@ python3 "$here/check_ranks.py" "$out/all.json" "$out/stats.json" $expect min_nvt
 # stream; the steps (NVTX 'step N') are found by themselves.
 "$cli" stats "$out/t.0.native" --report findings,breakdown >"$out/rank0.txt" 2>&1 || fail "stats of rank 0"
 grep -E "Communication takes [0-9.]+% of GPU" "$out/rank0.txt" || { cat "$out/rank0.txt"; fail "rank 0's findings do not speak of communication"; }
-if grep -q "One stream busy" "$out/rank0.txt"; then cat "$out/rank0.txt"; fail "rank 0's NCCL stream called a busy stream"; fi
+# A busy-stream finding may speak of the compute streams only.
+if grep -q "One stream busy" "$out/rank0.txt" && ! grep -q "NCCL's kernels ([0-9]*) are left out" "$out/rank0.txt"; then
+  cat "$out/rank0.txt"; fail "rank 0's busy-stream finding counts NCCL's kernels"
+fi
 grep -q "Steps: NVTX ranges named like 'step N'" "$out/rank0.txt" || { cat "$out/rank0.txt"; fail "rank 0's steps not found by themselves"; }
 echo "ddp: rank 0's findings speak of communication, not of a busy stream; its steps are found"
 

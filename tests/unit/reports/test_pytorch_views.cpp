@@ -279,6 +279,11 @@ TEST_CASE("findings: NCCL's time is communication, never a busy stream", "[repor
   const ReportTable f = report(t, "findings");
   CHECK(anyRowContains(f, "Communication takes 88.9% of GPU 0's kernel time"));
   CHECK_FALSE(anyRowContains(f, "One stream busy"));
+  // With compute on two streams beside it, the busy-stream finding leaves NCCL out and says so.
+  kernel(t, "compute", 900, 1900, 3);
+  const ReportTable g = report(t, "findings");
+  CHECK(anyRowContains(g, "stream 3 carries 90.9% of the GPU work time"));
+  CHECK(anyRowContains(g, "NCCL's kernels (1) are left out"));
 }
 
 TEST_CASE("findings: steps bound by the data loader or by launches, matrices without Tensor Cores",
