@@ -165,7 +165,14 @@ void CallbackSubscriber::route(CUpti_CallbackDomain domain, CUpti_CallbackId cbi
     return;
   }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
-    if (contextDestroyHook_) contextDestroyHook_();
+    if (!contextDestroyHook_) return;
+    uint32_t device = UINT32_MAX;
+    const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
+    if (resource != nullptr && resource->context != nullptr &&
+        cuptiGetDeviceId(resource->context, &device) != CUPTI_SUCCESS)
+      device = UINT32_MAX;
+    contextDestroyHook_(device);
+    return;
   }
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
     if (!contextCreateHook_) return;

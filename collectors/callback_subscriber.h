@@ -46,7 +46,7 @@ class CallbackSubscriber {
   void setDetach(CuptiDetach* detach) { detach_.store(detach, std::memory_order_release); }
   CUptiResult enableApiCallbacks(bool on);
   // Called before a context is destroyed (on the program's thread).
-  void onContextDestroy(std::function<void()> hook) { contextDestroyHook_ = std::move(hook); }
+  void onContextDestroy(std::function<void(uint32_t device)> hook) { contextDestroyHook_ = std::move(hook); }
   // Called after a context is created (on the program's thread), with its
   // device (UINT32_MAX when CUPTI does not say).
   void onContextCreate(std::function<void(uint32_t device)> hook) { contextCreateHook_ = std::move(hook); }
@@ -65,7 +65,7 @@ class CallbackSubscriber {
   std::atomic<bool> nvtxOn_{false};  // enableNvtx succeeded, not yet unsubscribed
   std::atomic<CaptureControl*> capture_{nullptr};
   std::atomic<CuptiDetach*> detach_{nullptr};
-  std::function<void()> contextDestroyHook_;
+  std::function<void(uint32_t)> contextDestroyHook_;
   std::function<void(uint32_t)> contextCreateHook_;
   FaultBoundary boundary_{"cupti_callback"};
 };

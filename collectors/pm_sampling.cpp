@@ -51,6 +51,18 @@ void PmSampler::addDevice(uint32_t device) {
                   device, kSetUpWaitNs / 1'000'000'000);
 }
 
+void PmSampler::removeDevice(uint32_t device) {
+  if (stopped_.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> work(workMutex_);
+  for (Device& d : devices_) {
+    if (d.id != device || !d.running) continue;
+    const PmStatus s = backend_->stop(d.id);
+    if (!s.ok()) logger().warn("gpu_metrics: {}: {}", deviceText(d.id, d.chip), s.text);
+    decode(d);
+    d.running = false;
+  }
+}
+
 void PmSampler::run() noexcept {
   registerOwnThread("gpu metrics");
   try {
@@ -97,7 +109,7 @@ void PmSampler::pollOnce() {
     if (d.running) decode(d);
 }
 
-void PmSampler::stop() {
+void PmSampler::stop(bool atExit) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) return;
@@ -126,6 +138,13 @@ void PmSampler::stop() {
   std::lock_guard<std::mutex> work(workMutex_);
   for (Device& d : devices_) {
     if (!d.running) continue;
+    if (atExit) {
+      // CUPTI's stop crashed or spun here once the runtime had torn the
+      // context down at exit; the samples decoded until now are kept.
+      ++leftAtExit_;
+      d.running = false;
+      continue;
+    }
     const PmStatus s = backend_->stop(d.id);
     if (!s.ok()) logger().warn("gpu_metrics: {}: {}", deviceText(d.id, d.chip), s.text);
     decode(d);  // what the buffer still holds
@@ -318,6 +337,7 @@ void PmSampler::publish(Trace& trace) const {
   if (unsupported_) c["gpu_metrics.unsupported_devices"] = unsupported_;
   if (unknownMetrics_) c["gpu_metrics.unknown_metrics"] = unknownMetrics_;
   if (abandoned_) c["gpu_metrics.thread_abandoned"] = abandoned_;
+  if (leftAtExit_) c["gpu_metrics.devices_left_at_exit"] = leftAtExit_;
 }
 
 }  // namespace cuptitrace

@@ -51,9 +51,15 @@ class PmSampler {
   // most kSetUpWaitNs) so that sampling covers the program's first kernels.
   // No CUPTI call here.
   void addDevice(uint32_t device);
+  // The device's context is being destroyed (on a program thread, in CUPTI's
+  // callback): its sampling stops now, and what its buffer holds is decoded.
+  void removeDevice(uint32_t device);
   // Stops sampling on every device, decodes what is left and ends the
   // thread. Once; later calls do nothing.
-  void stop();
+  // Stops sampling. `atExit`: the process is ending and its contexts may be
+  // gone already: devices still sampling are left to the driver, without a
+  // CUPTI call (their last, undecoded samples are lost and counted).
+  void stop(bool atExit = false);
   // The drain thread (or the writer, once everything stopped): moves the
   // samples decoded so far into the store.
   void collect(TraceStore& store);
@@ -123,6 +129,7 @@ class PmSampler {
   uint64_t samples_ = 0, lost_ = 0, overflows_ = 0, incomplete_ = 0, dropped_ = 0,
            decodeErrors_ = 0;
   uint64_t abandoned_ = 0;  // the thread let go at stop (counted in the metadata)
+  uint64_t leftAtExit_ = 0;  // devices still sampling when the process ended
   uint64_t failedDevices_ = 0, noPermission_ = 0, unsupported_ = 0, unknownMetrics_ = 0;
   std::vector<std::string> failures_;  // the lines said
 };

@@ -201,7 +201,13 @@ bool Tracer::startCollection() {
   }
   drainToWake_.store(collector_.get(), std::memory_order_release);
   // Records of a context are flushed before it goes away (cudaDeviceReset, cuCtxDestroy).
-  subscriber_->onContextDestroy([this] { collector_->flush(); });
+  subscriber_->onContextDestroy([this](uint32_t device) {
+    // A context going (cudaDeviceReset, the runtime's teardown at exit):
+    // its device's sampling stops while the context still lives; CUPTI's
+    // PM sampling stop crashes or spins once it is gone.
+    if (pmSampler_ && device != UINT32_MAX) pmSampler_->removeDevice(device);
+    collector_->flush();
+  });
   subscriber_->onContextCreate([this](uint32_t device) {
     contextCreated_.store(true, std::memory_order_relaxed);
     collector_->onContextCreated();
@@ -352,7 +358,9 @@ void Tracer::finishCollection() {
   const bool detached = detach_ && detach_->settle(kDetachSettleMs);
   if (!detached) externalIds_->stop();  // else stopped before the detach
   // Sampling stops first: its last samples are decoded while CUPTI is whole.
-  if (pmSampler_ && !detached) pmSampler_->stop();
+  // At the process's end the devices' contexts may be gone: no CUPTI call
+  // then (a context destroyed before has stopped its device already).
+  if (pmSampler_ && !detached) pmSampler_->stop(/*atExit=*/true);
   collector_->stop();
   const uint64_t end = cuptiNow();
   trace_.meta.endTimestampNs = end;
