@@ -211,7 +211,14 @@ bool Tracer::startCollection() {
   subscriber_->onContextCreate([this](uint32_t device) {
     contextCreated_.store(true, std::memory_order_relaxed);
     collector_->onContextCreated();
-    if (pmSampler_ && device != UINT32_MAX) pmSampler_->addDevice(device);
+    if (pmSampler_ && device != UINT32_MAX) {
+      pmSampler_->addDevice(device);
+      // Registered now, after the CUDA runtime's own exit handler, so it runs
+      // before that handler tears the contexts down: sampling stops and its
+      // last samples are decoded while they live.
+      static std::once_flag once;
+      std::call_once(once, [] { std::atexit(&Tracer::stopGpuMetricsAtExit); });
+    }
   });
   // Before the capture thread starts: a detach stops it.
   externalIds_ = std::make_unique<ExternalIds>(nvtxRecorder_, trace_.strings);
@@ -303,6 +310,15 @@ void Tracer::startGpuMetrics() {
   });
   trace_.store.addMemoryUser([this] { return pmSampler_->bytesInMemory(); });
   pmSampler_->start();
+}
+
+void Tracer::stopGpuMetricsAtExit() {
+  Tracer& t = instance();
+  if (!t.active_ || inForkedChild() || !t.pmSampler_) return;
+  try {
+    t.pmSampler_->stop();
+  } catch (...) {
+  }
 }
 
 void Tracer::finish() { finishWith(0); }

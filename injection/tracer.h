@@ -27,6 +27,8 @@ namespace cuptitrace {
 class Tracer {
  public:
   static Tracer& instance();
+  // An exit handler: GPU metrics stop while the program's contexts live.
+  static void stopGpuMetricsAtExit();
 
   // Starts tracing once per process; later calls do nothing. Never throws.
   void start();
