@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "timeline/launch_index.h"
+#include "timeline/launching_calls.h"
 
 namespace cuptitrace::reports {
 
@@ -24,11 +24,11 @@ OpTree::OpTree(const Trace& trace) : trace_(trace) {
     times_[p].hostSelf -= std::min(times_[p].hostSelf, d);
   }
 
-  const LaunchIndex launches(trace);
+  const LaunchingCalls launches(trace);
   auto attribute = [&](uint32_t correlationId, uint64_t start, uint64_t end, bool kernel) {
     if (end == 0 || end < start) return;
     const uint64_t d = end - start;
-    const LaunchCall* call = launches.find(correlationId);
+    const LaunchingCall* call = launches.find(correlationId);
     const uint32_t op = call != nullptr ? ranges_.innermost(call->threadId, call->start) : kNoRange;
     if (op == kNoRange) {
       ++outsideRecords_;

@@ -1,7 +1,7 @@
 // PyTorch's operators in a trace (torch_ops.h), each with the GPU time of
 // the work launched inside it: a kernel, copy or set belongs to the
 // innermost operator open on the thread of the CUDA call that launched it
-// (timeline/launch_index.h) when the call was made: that operator's device
+// (timeline/launching_calls.h) when the call was made: that operator's device
 // self time, and device total time of it and every operator around it, as
 // the PyTorch profiler counts "Self CUDA" and "CUDA total". Host self time
 // is an operator's time less that of the operators directly inside it.

@@ -11,21 +11,21 @@
 
 namespace cuptitrace {
 
-struct LaunchCall {
+struct LaunchingCall {
   uint32_t correlationId = 0;
   uint32_t threadId = 0;
   uint64_t start = 0;
 };
 
-class LaunchIndex {
+class LaunchingCalls {
  public:
-  explicit LaunchIndex(const Trace& trace);
+  explicit LaunchingCalls(const Trace& trace);
   // The call with this correlation id; nullptr when it is not in the trace.
-  const LaunchCall* find(uint32_t correlationId) const;
+  const LaunchingCall* find(uint32_t correlationId) const;
   bool empty() const { return calls_.empty(); }
 
  private:
-  std::vector<LaunchCall> calls_;  // by correlation id
+  std::vector<LaunchingCall> calls_;  // by correlation id
 };
 
 }  // namespace cuptitrace

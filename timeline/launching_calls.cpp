@@ -1,10 +1,10 @@
-#include "timeline/launch_index.h"
+#include "timeline/launching_calls.h"
 
 #include <algorithm>
 
 namespace cuptitrace {
 
-LaunchIndex::LaunchIndex(const Trace& trace) {
+LaunchingCalls::LaunchingCalls(const Trace& trace) {
   const auto& api = trace.store.records<ApiRecord>();
   calls_.reserve(api.size());
   std::vector<uint8_t> runtime;  // by place in calls_: 1 for a runtime call
@@ -20,16 +20,16 @@ LaunchIndex::LaunchIndex(const Trace& trace) {
     if (calls_[a].correlationId != calls_[b].correlationId) return calls_[a].correlationId < calls_[b].correlationId;
     return runtime[a] > runtime[b];
   });
-  std::vector<LaunchCall> sorted;
+  std::vector<LaunchingCall> sorted;
   sorted.reserve(calls_.size());
   for (const uint32_t i : order)
     if (sorted.empty() || sorted.back().correlationId != calls_[i].correlationId) sorted.push_back(calls_[i]);
   calls_ = std::move(sorted);
 }
 
-const LaunchCall* LaunchIndex::find(uint32_t correlationId) const {
+const LaunchingCall* LaunchingCalls::find(uint32_t correlationId) const {
   const auto it = std::lower_bound(calls_.begin(), calls_.end(), correlationId,
-                                   [](const LaunchCall& c, uint32_t id) { return c.correlationId < id; });
+                                   [](const LaunchingCall& c, uint32_t id) { return c.correlationId < id; });
   return it != calls_.end() && it->correlationId == correlationId ? &*it : nullptr;
 }
 
