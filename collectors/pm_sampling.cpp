@@ -54,13 +54,15 @@ void PmSampler::addDevice(uint32_t device) {
 void PmSampler::removeDevice(uint32_t device) {
   if (stopped_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> work(workMutex_);
-  for (Device& d : devices_) {
-    if (d.id != device || !d.running) continue;
-    const PmStatus s = backend_->stop(d.id);
-    if (!s.ok()) logger().warn("gpu_metrics: {}: {}", deviceText(d.id, d.chip), s.text);
-    decode(d);
-    d.running = false;
-  }
+  for (Device& d : devices_)
+    if (d.id == device && d.running) stopDevice(d);
+}
+
+void PmSampler::stopDevice(Device& d) {
+  const PmStatus s = backend_->stop(d.id);
+  if (!s.ok()) logger().warn("gpu_metrics: {}: {}", deviceText(d.id, d.chip), s.text);
+  decode(d);  // what the buffer still holds
+  d.running = false;
 }
 
 void PmSampler::run() noexcept {
@@ -145,10 +147,7 @@ void PmSampler::stop(bool atExit) {
       d.running = false;
       continue;
     }
-    const PmStatus s = backend_->stop(d.id);
-    if (!s.ok()) logger().warn("gpu_metrics: {}: {}", deviceText(d.id, d.chip), s.text);
-    decode(d);  // what the buffer still holds
-    d.running = false;
+    stopDevice(d);
   }
   stopped_.store(true, std::memory_order_release);
 }

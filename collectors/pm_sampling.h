@@ -100,6 +100,8 @@ class PmSampler {
   // Chooses the device's metrics; false (and a line said) when they cannot be had.
   bool chooseMetrics(Device& d);
   void decode(Device& d);
+  // Stops a running device's sampling and decodes what its buffer holds (under workMutex_).
+  void stopDevice(Device& d);
   void fail(Device& d, const PmStatus& s, const char* doing);
 
   StringTable& strings_;

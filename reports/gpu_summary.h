@@ -22,6 +22,7 @@ struct DeviceSummary {
   bool overSteps = false;
 };
 
-std::vector<DeviceSummary> deviceSummaries(ReportData& data);
+// Computes them; reports read ReportData::deviceSummaries(), made once.
+std::vector<DeviceSummary> summarizeDevices(ReportData& data);
 
 }  // namespace cuptitrace::reports

@@ -16,6 +16,7 @@
 #include "core/demangle.h"
 #include "core/trace.h"
 #include "reports/reports.h"
+#include "reports/gpu_summary.h"
 #include "reports/stats.h"
 #include "reports/steps.h"
 
@@ -120,8 +121,12 @@ class ReportData {
   // Time of each category in each window (the breakdown), in one sweep over
   // the kernels, copies, sets, API calls and synchronization records.
   std::vector<CategoryTimes> splitTime(const std::vector<Interval>& windows);
-  // The steps, found once (steps.h).
+  // The steps, found once (steps.h), and the time of each category in each
+  // (the breakdown's and the findings' sweep, made once).
   const Steps& steps();
+  const std::vector<CategoryTimes>& stepSplits();
+  // Per device over the steps (report_gpu_kernels.cpp), made once.
+  const std::vector<DeviceSummary>& deviceSummaries();
 
  private:
   void ensureDevices();
@@ -143,6 +148,8 @@ class ReportData {
   std::optional<std::vector<DeviceBusy>> devices_;
   std::optional<Timeline> timeline_;
   std::optional<Steps> steps_;
+  std::optional<std::vector<CategoryTimes>> stepSplits_;
+  std::optional<std::vector<DeviceSummary>> deviceSummaries_;
 };
 
 // Sorts rows by total time descending, ties by name ascending.

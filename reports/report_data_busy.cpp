@@ -194,6 +194,20 @@ const Steps& ReportData::steps() {
   return *steps_;
 }
 
+const std::vector<CategoryTimes>& ReportData::stepSplits() {
+  if (stepSplits_) return *stepSplits_;
+  std::vector<Interval> windows;
+  windows.reserve(steps().steps.size());
+  for (const Step& s : steps().steps) windows.push_back({s.start, s.end});
+  stepSplits_ = windows.empty() ? std::vector<CategoryTimes>{} : splitTime(windows);
+  return *stepSplits_;
+}
+
+const std::vector<DeviceSummary>& ReportData::deviceSummaries() {
+  if (!deviceSummaries_) deviceSummaries_ = summarizeDevices(*this);
+  return *deviceSummaries_;
+}
+
 std::vector<CategoryTimes> ReportData::splitTime(const std::vector<Interval>& windows) {
   std::vector<CategoryTimes> total(windows.size(), CategoryTimes{});
   TimedWork all(trace_, true);

@@ -79,7 +79,7 @@ void communication(ReportData& data, std::vector<Finding>& out) {
 }
 
 void lowUtilization(ReportData& data, std::vector<Finding>& out) {
-  for (const DeviceSummary& d : deviceSummaries(data)) {
+  for (const DeviceSummary& d : data.deviceSummaries()) {
     // Without steps, the idle-between-kernels finding speaks of the device's span.
     if (!d.overSteps || d.kernels < kLowUtilizationMinKernels || d.span == 0) continue;
     const double util = percent(d.busy, d.span);
@@ -102,9 +102,7 @@ void lowUtilization(ReportData& data, std::vector<Finding>& out) {
 void boundSteps(ReportData& data, std::vector<Finding>& out) {
   const std::vector<Step>& steps = data.steps().steps;
   if (steps.empty()) return;
-  std::vector<Interval> windows;
-  for (const Step& s : steps) windows.push_back({s.start, s.end});
-  const auto splits = data.splitTime(windows);
+  const auto& splits = data.stepSplits();
   uint64_t total = 0, loader = 0;
   std::vector<size_t> launchBound;
   size_t worstLoader = 0;

@@ -55,7 +55,7 @@ const char* kFormulaNote =
 
 }  // namespace
 
-std::vector<DeviceSummary> deviceSummaries(ReportData& data) {
+std::vector<DeviceSummary> summarizeDevices(ReportData& data) {
   const Trace& trace = data.trace();
   const Span span = stepSpan(data);
   struct Dev {
@@ -120,7 +120,7 @@ ReportTable gpuSummaryReport(ReportData& data) {
       {"Tensor Core(%)", "tensor_core_pct", ColumnType::Percent},
       {"Name", "name", ColumnType::Name},
   };
-  const std::vector<DeviceSummary> devs = deviceSummaries(data);
+  const std::vector<DeviceSummary>& devs = data.deviceSummaries();
   bool missing = false;
   for (const DeviceSummary& d : devs) {
     const DeviceInfo* info = trace.findDevice(d.deviceId);

@@ -130,10 +130,7 @@ ReportTable breakdownReport(ReportData& data) {
           "no steps found (ProfilerStep#N, NVTX ranges named like 'step N', or the optimizer's "
           "step() with --pytorch ops): the row covers the whole run; --step-range NAME names them");
   } else {
-    std::vector<Interval> windows;
-    windows.reserve(steps.size());
-    for (const Step& s : steps) windows.push_back({s.start, s.end});
-    const auto splits = data.splitTime(windows);
+    const auto& splits = data.stepSplits();
     std::array<double, kCategories + 1> sum{};
     uint64_t sumTotal = 0;
     size_t open = 0;

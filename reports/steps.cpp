@@ -86,8 +86,9 @@ Steps findSteps(const Trace& trace, const std::string& stepRange) {
   // The optimizer's step() calls: a step runs from the end of one to the end of the next
   // (the first from the first operator's start).
   std::vector<Step> calls = rangesAsSteps(trace, [](const NvtxRecord& n, std::string_view m) {
-    return n.domain == kNoString && static_cast<NvtxType>(n.type) == NvtxType::PushPop &&
-           parseTorchRange(m).role == RangeRole::Optimizer && parseTorchRange(m).name.find(".step#") != std::string_view::npos;
+    if (n.domain != kNoString || static_cast<NvtxType>(n.type) != NvtxType::PushPop) return false;
+    const TorchRange t = parseTorchRange(m);
+    return t.role == RangeRole::Optimizer && t.name.find(".step#") != std::string_view::npos;
   });
   if (calls.empty()) return out;
   uint64_t firstOp = calls.front().start;
