@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "exporters/gzip_stream.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "bench/bench_util.h"
 
 using namespace cuptitrace;

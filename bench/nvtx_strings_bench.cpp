@@ -34,10 +34,10 @@
 #include "core/journal.h"
 #include "core/parse.h"
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
-#include "exporters/csv.h"
-#include "exporters/native.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/csv/csv.h"
+#include "exporters/native/native.h"
+#include "exporters/pftrace/perfetto_proto.h"
 
 using namespace cuptitrace;
 

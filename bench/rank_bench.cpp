@@ -27,7 +27,7 @@
 
 #include "bench_util.h"
 #include "core/trace.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "cli/rank_reader.h"
 #include "reports/rank_reports.h"
 

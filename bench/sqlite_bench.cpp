@@ -22,7 +22,7 @@
 
 #include "bench/bench_util.h"
 #include "core/trace.h"
-#include "exporters/sqlite.h"
+#include "exporters/sqlite/sqlite.h"
 
 using namespace cuptitrace;
 using cuptitrace::bench::Rng;

@@ -11,8 +11,8 @@
 #include "core/config.h"
 #include "core/trace.h"
 #include "exporters/export_all.h"
-#include "exporters/native.h"
-#include "exporters/sqlite.h"
+#include "exporters/native/native.h"
+#include "exporters/sqlite/sqlite.h"
 
 namespace cuptitrace::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "cli/trace_globs.h"
 #include "core/trace.h"
 #include "exporters/merge.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 
 namespace cuptitrace::cli {
 

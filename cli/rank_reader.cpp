@@ -10,7 +10,7 @@
 
 #include "cli/rank_sqlite.h"
 #include "core/trace.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 
 namespace cuptitrace {
 

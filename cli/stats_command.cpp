@@ -10,7 +10,7 @@
 #include "core/parse.h"
 #include "core/trace.h"
 #include "cli/trace_globs.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "cli/rank_reader.h"
 #include "cli/rank_stats.h"
 #include "reports/rank_reports.h"

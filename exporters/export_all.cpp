@@ -9,14 +9,14 @@
 #include <unistd.h>
 
 #include "core/config.h"
-#include "exporters/chrome_json.h"
-#include "exporters/csv.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/csv/csv.h"
 #include "exporters/file_output.h"
 #include "exporters/gzip_stream.h"
-#include "exporters/native.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/native/native.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/split_output.h"
-#include "exporters/sqlite.h"
+#include "exporters/sqlite/sqlite.h"
 
 namespace cuptitrace {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "exporters/json_text.h"
-#include "exporters/pftrace_wire.h"
+#include "core/json_text.h"
+#include "exporters/pftrace/pftrace_wire.h"
 
 namespace cuptitrace {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "exporters/memory_tracks.h"
-#include "exporters/proto_writer.h"
+#include "exporters/pftrace/proto_writer.h"
 #include "timeline/gpu_metric_tracks.h"
 #include "timeline/track_layout.h"
 

@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "exporters/json_text.h"
-#include "exporters/pftrace_wire.h"
-#include "exporters/proto_writer.h"
+#include "core/json_text.h"
+#include "exporters/pftrace/pftrace_wire.h"
+#include "exporters/pftrace/proto_writer.h"
 #include "timeline/track_layout.h"
 
 namespace cuptitrace {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "exporters/proto_writer.h"
+#include "exporters/pftrace/proto_writer.h"
 #include "timeline/memory_usage.h"
 #include "timeline/track_layout.h"
 

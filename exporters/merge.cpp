@@ -4,10 +4,10 @@
 #include <set>
 
 #include "core/rank_info.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "exporters/file_output.h"
-#include "exporters/perfetto_proto.h"
-#include "exporters/sqlite.h"
+#include "exporters/pftrace/perfetto_proto.h"
+#include "exporters/sqlite/sqlite.h"
 
 namespace cuptitrace {
 namespace {

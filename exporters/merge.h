@@ -41,7 +41,7 @@ std::vector<TimelineInput> planMerge(const std::vector<MergeSource>& sources);
 
 enum class MergeFormat { Json, Pftrace, Sqlite };
 // The format a merged file's name asks for: ".json", ".pftrace" or ".sqlite"
-// (one database, exporters/sqlite.h); false for any other.
+// (one database, exporters/sqlite/sqlite.h); false for any other.
 bool mergeFormatFor(const std::string& path, MergeFormat& format);
 
 struct MergeResult {

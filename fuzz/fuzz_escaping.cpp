@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
-#include "exporters/csv.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/csv/csv.h"
 
 using namespace cuptitrace;
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/trace.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 
 using namespace cuptitrace;
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "core/utf8.h"
-#include "exporters/json_text.h"
+#include "core/json_text.h"
 
 namespace cuptitrace {
 namespace {

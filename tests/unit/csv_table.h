@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "exporters/csv.h"
+#include "exporters/csv/csv.h"
 
 namespace cuptitrace::testing {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli/convert_command.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {

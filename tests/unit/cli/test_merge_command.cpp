@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli/merge_command.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "temp_dir.h"
 #include "trace_fixture.h"
 

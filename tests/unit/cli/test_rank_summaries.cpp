@@ -13,7 +13,7 @@
 #include "cli/rank_sqlite.h"
 #include "cli/stats_command.h"
 #include "cli/summarize_command.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "rank_fixture.h"
 #include "temp_dir.h"
 

@@ -14,7 +14,7 @@
 
 #include "cli/recover_command.h"
 #include "core/journal.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "temp_dir.h"
 
 namespace cuptitrace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/stats_command.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "memory_fixture.h"
 #include "temp_dir.h"
 

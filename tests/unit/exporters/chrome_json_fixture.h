@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "timeline/track_layout.h"
 #include "trace_fixture.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "timeline/track_layout.h"
 #include "pftrace_decoder.h"
 #include "trace_fixture.h"

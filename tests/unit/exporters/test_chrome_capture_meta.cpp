@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "trace_fixture.h"
 
 using namespace cuptitrace;

@@ -15,7 +15,7 @@
 #include "chrome_json_fixture.h"
 #include "core/demangle.h"
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "timeline/track_layout.h"
 #include "trace_fixture.h"
 

@@ -14,9 +14,9 @@
 
 #include "core/config.h"
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
-#include "exporters/native.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/native/native.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/split_output.h"
 #include "timeline/track_layout.h"
 #include "pftrace_decoder.h"

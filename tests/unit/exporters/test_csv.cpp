@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/demangle.h"
-#include "exporters/csv.h"
+#include "exporters/csv/csv.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {

@@ -7,8 +7,8 @@
 
 #include "arg_recorder.h"
 #include "csv_table.h"
-#include "exporters/csv_args.h"
-#include "exporters/csv_columns.h"
+#include "exporters/csv/csv_args.h"
+#include "exporters/csv/csv_columns.h"
 #include "trace_fixture.h"
 
 using namespace cuptitrace;

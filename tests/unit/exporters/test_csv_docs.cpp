@@ -3,7 +3,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "exporters/csv.h"
+#include "exporters/csv/csv.h"
 
 using namespace cuptitrace;
 

@@ -1,5 +1,5 @@
 // Every argument a record kind's function gives (timeline/record_args.h) is
-// an argument column of the kind's CSV table (exporters/csv_columns.cpp), or
+// an argument column of the kind's CSV table (exporters/csv/csv_columns.cpp), or
 // is listed below with what the table shows instead: an argument added to a
 // kind without its CSV column fails here.
 #include <catch2/catch.hpp>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "arg_recorder.h"
-#include "exporters/csv.h"
-#include "exporters/csv_columns.h"
+#include "exporters/csv/csv.h"
+#include "exporters/csv/csv_columns.h"
 #include "trace_fixture.h"
 
 using namespace cuptitrace;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "exporters/csv.h"
+#include "exporters/csv/csv.h"
 #include "memory_fixture.h"
 
 using namespace cuptitrace;

@@ -11,10 +11,10 @@
 #include <string>
 
 #include "core/config.h"
-#include "exporters/csv.h"
+#include "exporters/csv/csv.h"
 #include "exporters/export_all.h"
-#include "exporters/native.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/native/native.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "temp_dir.h"
 #include "trace_fixture.h"
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
-#include "exporters/csv.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/csv/csv.h"
 #include "timeline/external_ids.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "csv_table.h"
 #include "pftrace_decoder.h"
 

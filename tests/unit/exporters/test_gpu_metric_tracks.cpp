@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "exporters/chrome_json.h"
-#include "exporters/csv.h"
-#include "exporters/native.h"
-#include "exporters/perfetto_proto.h"
-#include "exporters/sqlite.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/csv/csv.h"
+#include "exporters/native/native.h"
+#include "exporters/pftrace/perfetto_proto.h"
+#include "exporters/sqlite/sqlite.h"
 #include "gpu_metrics_fixture.h"
 #include "pftrace_decoder.h"
 #include "sqlite_query.h"

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "pftrace_readback.h"
 #include "trace_fixture.h"
 

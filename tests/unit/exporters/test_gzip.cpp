@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/config.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "exporters/export_all.h"
 #include "exporters/file_output.h"
 #include "exporters/gzip_stream.h"

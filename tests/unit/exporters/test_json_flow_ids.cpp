@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "exporters/merge.h"
 #include "openacc_fixture.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "trace_fixture.h"
 
 using namespace cuptitrace;

@@ -12,9 +12,9 @@
 
 #include "core/api_set.h"
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
-#include "exporters/csv.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/csv/csv.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "reports/reports.h"
 #include "pftrace_decoder.h"
 #include "trace_fixture.h"

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "exporters/json_text.h"
+#include "core/json_text.h"
 #include "exporters/memory_tracks.h"
 #include "timeline/track_layout.h"
 #include "memory_fixture.h"

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "exporters/merge.h"
-#include "exporters/native.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/native/native.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "timeline/track_layout.h"
 #include "pftrace_decoder.h"
 

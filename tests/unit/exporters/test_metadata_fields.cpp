@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/trace_metadata_fields.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "exporters/merge.h"
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "pftrace_readback.h"
 #include "trace_fixture.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
-#include "exporters/csv.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/csv/csv.h"
 #include "timeline/track_layout.h"
 
 using namespace cuptitrace;

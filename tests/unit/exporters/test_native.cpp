@@ -7,9 +7,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "exporters/chrome_json.h"
-#include "exporters/csv.h"
-#include "exporters/native.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/csv/csv.h"
+#include "exporters/native/native.h"
 #include "trace_fixture.h"
 
 namespace cuptitrace {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "trace_fixture.h"
 
 using namespace cuptitrace;

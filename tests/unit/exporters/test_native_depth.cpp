@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "exporters/native.h"
+#include "exporters/native/native.h"
 #include "memory_fixture.h"
 
 using namespace cuptitrace;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "exporters/csv.h"
-#include "exporters/native.h"
+#include "exporters/csv/csv.h"
+#include "exporters/native/native.h"
 #include "timeline/openacc_nesting.h"
 #include "reports/reports.h"
 #include "exporters/split_output.h"

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "exporters/chrome_json.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "openacc_fixture.h"
 #include "pftrace_decoder.h"
 

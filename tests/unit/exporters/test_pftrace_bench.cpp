@@ -7,7 +7,7 @@
 #include <streambuf>
 
 #include "core/trace.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "pftrace_readback.h"
 #include "trace_fixture.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/trace.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "pftrace_readback.h"
 #include "proto_reader.h"
 

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "core/trace.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "pftrace_readback.h"
 #include "trace_fixture.h"
 

@@ -16,7 +16,7 @@
 
 #include "core/trace.h"
 #include "exporters/merge.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "memory_fixture.h"
 #include "pftrace_decoder.h"
 #include "trace_fixture.h"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "exporters/proto_writer.h"
+#include "exporters/pftrace/proto_writer.h"
 #include "proto_reader.h"
 
 using namespace cuptitrace;

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "core/binary_io.h"
-#include "exporters/chrome_json.h"
+#include "exporters/json/chrome_json.h"
 #include "exporters/merge.h"
-#include "exporters/native.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/native/native.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "reports/rank_reports.h"
 #include "reports/rank_summary.h"
 #include "reports/reports.h"

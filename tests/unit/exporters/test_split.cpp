@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "core/config.h"
-#include "exporters/chrome_json.h"
-#include "exporters/csv.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/csv/csv.h"
 #include "exporters/export_all.h"
-#include "exporters/native.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/native/native.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/split_output.h"
 #include "temp_dir.h"
 #include "timeline/track_layout.h"

@@ -16,9 +16,9 @@
 #include "core/config.h"
 #include "core/demangle.h"
 #include "exporters/export_all.h"
-#include "exporters/sqlite.h"
-#include "exporters/sqlite_schema.h"
-#include "exporters/sqlite_tables.h"
+#include "exporters/sqlite/sqlite.h"
+#include "exporters/sqlite/sqlite_schema.h"
+#include "exporters/sqlite/sqlite_tables.h"
 #include "temp_dir.h"
 #include "trace_fixture.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "exporters/sqlite.h"
+#include "exporters/sqlite/sqlite.h"
 #include "openacc_fixture.h"
 #include "sqlite_query.h"
 #include "temp_dir.h"

@@ -14,7 +14,7 @@
 
 #include "core/config.h"
 #include "exporters/export_all.h"
-#include "exporters/sqlite.h"
+#include "exporters/sqlite/sqlite.h"
 #include "temp_dir.h"
 #include "utf8_check.h"
 

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "exporters/chrome_json.h"
-#include "exporters/perfetto_proto.h"
+#include "exporters/json/chrome_json.h"
+#include "exporters/pftrace/perfetto_proto.h"
 #include "timeline/track_layout.h"
 #include "memory_fixture.h"
 #include "pftrace_decoder.h"
