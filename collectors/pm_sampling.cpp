@@ -29,18 +29,20 @@ uint64_t PmSampler::decodePeriodNs(uint64_t intervalNs) {
                               kMaxDecodePeriodNs);
 }
 
-uint32_t PmSampler::imageSamples(uint64_t intervalNs) {
-  const uint64_t perDecode = decodePeriodNs(intervalNs) / std::max<uint64_t>(intervalNs, 1) + 1;
+uint32_t PmSampler::imageSamples(uint64_t intervalNs, uint64_t decodePeriodNs) {
+  const uint64_t perDecode = decodePeriodNs / std::max<uint64_t>(intervalNs, 1) + 1;
   return static_cast<uint32_t>(std::clamp<uint64_t>(kImagePeriods * perDecode, 64, kMaxImageSamples));
 }
 
 PmSampler::PmSampler(StringTable& strings, const Config& config, std::unique_ptr<PmBackend> backend,
-                     std::function<void(const std::string&)> say)
+                     std::function<void(const std::string&)> say, Tuning tuning)
     : strings_(strings),
       config_(config),
       backend_(std::move(backend)),
       say_(std::move(say)),
-      decodePeriodNs_(decodePeriodNs(config.gpuMetricsIntervalNs)) {}
+      decodePeriodNs_(tuning.decodePeriodNs != 0 ? tuning.decodePeriodNs
+                                                 : decodePeriodNs(config.gpuMetricsIntervalNs)),
+      hardwareBufferBytes_(tuning.hardwareBufferBytes != 0 ? tuning.hardwareBufferBytes : kHardwareBufferBytes) {}
 
 PmSampler::~PmSampler() { stop(); }
 
@@ -343,8 +345,8 @@ void PmSampler::setUp(uint32_t device) {
 bool PmSampler::startSession(Device& d) {
   std::vector<std::string> names;
   for (const GpuMetric& m : d.metrics) names.push_back(m.name);
-  const PmStatus s = backend_->start(d.id, names, config_.gpuMetricsIntervalNs, kHardwareBufferBytes,
-                                     imageSamples(config_.gpuMetricsIntervalNs));
+  const PmStatus s = backend_->start(d.id, names, config_.gpuMetricsIntervalNs, hardwareBufferBytes_,
+                                     imageSamples(config_.gpuMetricsIntervalNs, decodePeriodNs_));
   if (!s.ok()) {
     fail(d, s, "starting the sampling");
     return false;
@@ -433,6 +435,7 @@ void PmSampler::publish(Trace& trace) const {
   c["gpu_metrics.setup_cpu_ns"] = setUpCpuNs_;
   c["gpu_metrics.sampling_ns"] = samplingNs_;
   c["gpu_metrics.decode_period_ns"] = decodePeriodNs_;
+  c["gpu_metrics.hardware_buffer_bytes"] = hardwareBufferBytes_;
   c["gpu_metrics.decodes"] = decodes_;
   c["gpu_metrics.longest_gap_ns"] = longestGapNs_;
   if (imagesFilled_) c["gpu_metrics.images_filled"] = imagesFilled_;

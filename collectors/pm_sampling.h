@@ -47,9 +47,14 @@ namespace cuptitrace {
 
 class PmSampler {
  public:
+  // What the GPU tests may change to compare (0, as Tuning{} has it: the default).
+  struct Tuning {
+    uint64_t hardwareBufferBytes;
+    uint64_t decodePeriodNs;
+  };
   // `say` prints one line (stderr in the tracer; tests collect them).
   PmSampler(StringTable& strings, const Config& config, std::unique_ptr<PmBackend> backend,
-            std::function<void(const std::string&)> say);
+            std::function<void(const std::string&)> say, Tuning tuning = Tuning{});
   ~PmSampler();
   PmSampler(const PmSampler&) = delete;
   PmSampler& operator=(const PmSampler&) = delete;
@@ -91,7 +96,10 @@ class PmSampler {
   // The samples a counter data image holds: kImagePeriods decode periods'
   // worth, within [64, kMaxImageSamples], so that a decode never fills one
   // unless the thread was held up that long.
-  static uint32_t imageSamples(uint64_t intervalNs);
+  static uint32_t imageSamples(uint64_t intervalNs) {
+    return imageSamples(intervalNs, decodePeriodNs(intervalNs));
+  }
+  static uint32_t imageSamples(uint64_t intervalNs, uint64_t decodePeriodNs);
   static constexpr uint64_t kSamplesPerDecode = 64;
   static constexpr uint64_t kMinDecodePeriodNs = 2'000'000;
   static constexpr uint64_t kMaxDecodePeriodNs = 20'000'000;
@@ -158,6 +166,7 @@ class PmSampler {
   std::vector<PmSample> batch_;
   PmEvaluator evaluator_;
   uint64_t decodePeriodNs_;
+  uint64_t hardwareBufferBytes_;
 
   // Counters (under workMutex_, read by publish once stopped).
   uint64_t samples_ = 0, lost_ = 0, overflows_ = 0, incomplete_ = 0, decodeErrors_ = 0;

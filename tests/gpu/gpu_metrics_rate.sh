@@ -10,6 +10,8 @@
 #     sampled and aligned within one period. 20 and 50 kHz are reported only;
 #  2. cudaDeviceReset half-way through at 10 kHz: sampling starts again on the
 #     new context (gpu_metrics.sessions_resumed 1, the later kernels sampled).
+# CUPTITRACE_TEST_GPU_METRICS_BUFFER_MB and CUPTITRACE_TEST_GPU_METRICS_DECODE_US,
+# when set, change the hardware buffer's size and the decode period, to compare.
 #   gpu_metrics_rate.sh SAMPLE LIBCUPTITRACE CUPTITRACE_CLI OUTDIR [SECONDS]
 # Exits 77 without a GPU, 1 when a check failed.
 set -u

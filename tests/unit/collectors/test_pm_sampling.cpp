@@ -23,6 +23,7 @@ struct FakeDevice {
   std::vector<std::string> started;  // metrics of the last start
   uint64_t interval = 0;
   uint32_t imageSamples = 0;
+  uint64_t bufferBytes = 0;
   uint64_t next = 1'000'000;  // GPU time of the next sample
   int decodes = 0;
   int starts = 0;
@@ -94,7 +95,7 @@ class FakeBackend final : public PmBackend {
     return {"sm__cycles_active.sum", "dram__bytes_read.sum",
             "lts__throughput.avg.pct_of_peak_sustained_elapsed"};
   }
-  PmStatus start(uint32_t d, const std::vector<std::string>& metrics, uint64_t interval, uint64_t,
+  PmStatus start(uint32_t d, const std::vector<std::string>& metrics, uint64_t interval, uint64_t bufferBytes,
                  uint32_t imageSamples) override {
     std::lock_guard<std::mutex> lock(mutex);
     FakeDevice& f = devices[d];
@@ -102,6 +103,7 @@ class FakeBackend final : public PmBackend {
     f.started = metrics;
     f.interval = interval;
     f.imageSamples = imageSamples;
+    f.bufferBytes = bufferBytes;
     if (f.starts++ > 0) f.next += 2'000'000'000;  // two seconds without a context
     f.running = true;
     f.stopped = false;
@@ -170,11 +172,11 @@ struct Run {
   FakeBackend* backend = nullptr;
   std::unique_ptr<PmSampler> sampler;
 
-  void make() {
+  void make(PmSampler::Tuning tuning = PmSampler::Tuning{}) {
     auto b = std::make_unique<FakeBackend>(devices);
     backend = b.get();
-    sampler = std::make_unique<PmSampler>(trace.strings, config, std::move(b),
-                                          [this](const std::string& l) { lines.push_back(l); });
+    sampler = std::make_unique<PmSampler>(
+        trace.strings, config, std::move(b), [this](const std::string& l) { lines.push_back(l); }, tuning);
   }
 };
 
@@ -467,6 +469,20 @@ TEST_CASE("pm sampling: the decode period and the image's room follow the rate")
   r.sampler->pollOnce();
   r.sampler->stop();
   CHECK(r.devices[0].imageSamples == PmSampler::imageSamples(100'000));
+  CHECK(r.devices[0].bufferBytes == PmSampler::kHardwareBufferBytes);
+
+  // A test's own buffer and period: the image follows the period.
+  Run t;
+  t.config.gpuMetricsIntervalNs = 100'000;
+  t.make({uint64_t{32} << 20, 10'000'000});
+  t.sampler->addDevice(0);
+  t.sampler->pollOnce();
+  t.sampler->stop();
+  t.sampler->publish(t.trace);
+  CHECK(t.devices[0].bufferBytes == uint64_t{32} << 20);
+  CHECK(t.devices[0].imageSamples == 4 * 101);
+  CHECK(t.trace.counters["gpu_metrics.decode_period_ns"] == 10'000'000);
+  CHECK(t.trace.counters["gpu_metrics.hardware_buffer_bytes"] == uint64_t{32} << 20);
 }
 
 TEST_CASE("pm sampling: a decode that fills its image is decoded on at once, nothing lost") {
