@@ -174,10 +174,9 @@ void PmSampler::pollOnce() {
     Device* known = nullptr;
     for (Device& d : devices_)
       if (d.id == id) known = &d;
-    if (!live) {
-    } else if (known == nullptr) {
+    if (live && known == nullptr) {
       setUp(id);
-    } else if (known->chosen && !known->running && startSession(*known)) {
+    } else if (live && known->chosen && !known->running && startSession(*known)) {
       ++resumed_;
       logger().info("gpu_metrics: {}: a new context: sampling again", deviceText(id, known->chip));
     }
