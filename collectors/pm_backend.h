@@ -29,12 +29,25 @@ struct PmStatus {
   }
 };
 
-// One decoded sample: its span on the GPU's clock, as CUPTI gives it, and
-// the value of each metric of the device's set, in order (NaN: not evaluated).
+// One decoded sample: its span on the GPU's clock, as CUPTI gives it. Its
+// values are evaluated later, from the image it was decoded into (PmImage).
 struct PmSample {
   uint64_t start = 0;
   uint64_t end = 0;
-  std::vector<double> values;
+};
+
+// What one decode filled (a counter data image): the values of its samples
+// are evaluated from it, on any thread, after the decode that made it and
+// without the sampling session (which may have ended by then). Dropped once
+// evaluated: its memory goes back to be decoded into again.
+class PmImage {
+ public:
+  virtual ~PmImage() = default;
+  // The values of the image's `index`th sample (that decode's order), one per
+  // metric of the device's set; false when they cannot be had.
+  virtual bool evaluate(size_t index, std::vector<double>& values) = 0;
+  // Its size in memory, bytes.
+  virtual uint64_t bytes() const = 0;
 };
 
 struct PmDecodeInfo {
@@ -55,13 +68,22 @@ class PmBackend {
   // The metric names the device knows (base names with their usual suffixes), for an error line.
   virtual std::vector<std::string> knownMetrics(uint32_t device) = 0;
   // Sets sampling of `metrics` on `device` up, every `intervalNs` of GPU
-  // time, with a hardware buffer of `bufferBytes`, and starts it.
+  // time, with a hardware buffer of `bufferBytes` and images of
+  // `imageSamples` samples each, and starts it. Again after close(): a new
+  // session on the device's new context.
   virtual PmStatus start(uint32_t device, const std::vector<std::string>& metrics,
-                         uint64_t intervalNs, uint64_t bufferBytes) = 0;
-  // Appends the samples completed since the last call to `out`.
-  virtual PmStatus decode(uint32_t device, std::vector<PmSample>& out, PmDecodeInfo& info) = 0;
+                         uint64_t intervalNs, uint64_t bufferBytes, uint32_t imageSamples) = 0;
+  // Decodes what the hardware buffer holds, and no more than an image takes,
+  // into a fresh image: appends the spans of the samples completed to `out`
+  // and hands the image over in `image` (null when nothing was decoded). Only
+  // the decode: the values are the image's to evaluate, elsewhere.
+  virtual PmStatus decode(uint32_t device, std::vector<PmSample>& out, PmDecodeInfo& info,
+                          std::unique_ptr<PmImage>& image) = 0;
   // Stops sampling (what the buffer holds can still be decoded).
   virtual PmStatus stop(uint32_t device) = 0;
+  // Ends the stopped session for good (its last decode done), while the
+  // device's context still lives: a later start() begins a new one.
+  virtual void close(uint32_t device) = 0;
   // The GPU timestamp of a sample, on the trace clock.
   virtual uint64_t toTraceClock(uint32_t device, uint64_t gpuTimestamp) = 0;
 };

@@ -5,9 +5,12 @@
 // GPU time, and decodes the hardware buffer into a counter data image.
 //
 // Decoding: each decode fills a fresh counter data image (a copy of one
-// initialized once) with what the hardware buffer holds; its completed
-// samples are evaluated. A buffer that overflowed ends the session: CUPTI
-// decodes nothing more from it, so a new one is started.
+// initialized once per session, taken from the session's pool) with what the
+// hardware buffer holds, and reads its samples' spans; the image is handed
+// over, and its values are evaluated elsewhere (CuptiImage, on the sampler's
+// evaluation thread), which also resets it for the pool. A buffer that
+// overflowed ends the session: CUPTI decodes nothing more from it, so a new
+// one is started.
 #include <cupti.h>
 #include <cupti_pmsampling.h>
 #include <cupti_profiler_host.h>
@@ -16,16 +19,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "collectors/pm_backend.h"
 
 namespace cuptitrace {
 namespace {
-
-// How often the sampler decodes (PmSampler::kDecodePeriodNs): sizes the counter data image.
-constexpr uint64_t kDecodePeriodNs = 20'000'000;
 
 std::string resultText(CUptiResult r) {
   const char* s = nullptr;
@@ -122,6 +124,73 @@ class HostObject {
   CUptiResult result_ = CUPTI_SUCCESS;
 };
 
+// What evaluates a device's images: the host object the configuration came
+// from, and the metric names; kept while an image of it waits.
+struct Evaluation {
+  std::unique_ptr<HostObject> host;
+  std::vector<std::string> metrics;
+  std::vector<const char*> names;
+  std::mutex mutex;  // one evaluation at a time on a host object
+};
+
+// A session's counter data images: the initialized one, copied to make a
+// fresh one, and the ones evaluated and reset, to decode into again.
+struct ImagePool {
+  std::vector<uint8_t> blank;
+  std::mutex mutex;
+  std::vector<std::vector<uint8_t>> free;
+  static constexpr size_t kKeep = 12;  // the queue's depth and a few: more are freed
+
+  std::vector<uint8_t> take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!free.empty()) {
+        std::vector<uint8_t> image = std::move(free.back());
+        free.pop_back();
+        return image;
+      }
+    }
+    return blank;
+  }
+  // Reset on the caller's thread (the evaluating one), not the decoding one.
+  void give(std::vector<uint8_t>&& image) {
+    if (image.size() != blank.size()) return;
+    std::memcpy(image.data(), blank.data(), blank.size());
+    std::lock_guard<std::mutex> lock(mutex);
+    if (free.size() < kKeep) free.push_back(std::move(image));
+  }
+};
+
+class CuptiImage final : public PmImage {
+ public:
+  CuptiImage(std::shared_ptr<Evaluation> e, std::shared_ptr<ImagePool> pool, std::vector<uint8_t>&& data)
+      : evaluation_(std::move(e)), pool_(std::move(pool)), data_(std::move(data)) {}
+  ~CuptiImage() override { pool_->give(std::move(data_)); }
+  bool evaluate(size_t index, std::vector<double>& values) override {
+    Evaluation& e = *evaluation_;
+    values.assign(e.names.size(), std::nan(""));
+    if (e.host == nullptr || e.host->get() == nullptr) return false;
+    std::lock_guard<std::mutex> lock(e.mutex);
+    auto ev = CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    ev.pHostObject = e.host->get();
+    ev.pCounterDataImage = data_.data();
+    ev.counterDataImageSize = data_.size();
+    ev.rangeIndex = index;
+    ev.ppMetricNames = e.names.data();
+    ev.numMetrics = e.names.size();
+    ev.pMetricValues = values.data();
+    if (cuptiProfilerHostEvaluateToGpuValues(&ev) == CUPTI_SUCCESS) return true;
+    values.assign(e.names.size(), std::nan(""));
+    return false;
+  }
+  uint64_t bytes() const override { return data_.size(); }
+
+ private:
+  std::shared_ptr<Evaluation> evaluation_;
+  std::shared_ptr<ImagePool> pool_;
+  std::vector<uint8_t> data_;
+};
+
 struct DeviceState {
   bool probed = false;
   std::string chip;
@@ -129,14 +198,13 @@ struct DeviceState {
   PmStatus availabilityStatus;       // when the counter availability image could not be had
   std::map<std::string, bool> fits;  // metric list (joined) -> one pass
   // While sampling:
-  std::unique_ptr<HostObject> host;  // the one the configuration came from: it evaluates
-  std::vector<std::string> metrics;
-  std::vector<const char*> names;
+  std::shared_ptr<Evaluation> evaluation;  // shared with the images in flight
   std::vector<uint8_t> config;
   CUpti_PmSampling_Object* pm = nullptr;
-  std::vector<uint8_t> data, blank;
+  std::shared_ptr<ImagePool> pool;  // the session's images (initialized by its object)
   uint64_t interval = 0;
   uint64_t bufferBytes = 0;
+  uint32_t imageSamples = 0;
 };
 
 class CuptiPmBackend final : public PmBackend {
@@ -214,31 +282,38 @@ class CuptiPmBackend final : public PmBackend {
   }
 
   PmStatus start(uint32_t device, const std::vector<std::string>& metrics, uint64_t intervalNs,
-                 uint64_t bufferBytes) override {
+                 uint64_t bufferBytes, uint32_t imageSamples) override {
     std::lock_guard<std::mutex> lock(mutex_);
     DeviceState& d = probeLocked(device);
-    d.host = std::make_unique<HostObject>(d.chip, d.availability);
+    // A session never closed (its context went while the sampler was held
+    // up) is left to the driver: CUPTI's calls on it could crash now.
+    d.pm = nullptr;
+    auto e = std::make_shared<Evaluation>();
+    e->host = std::make_unique<HostObject>(d.chip, d.availability);
     size_t passes = 0;
-    const PmStatus s = d.host->configure(metrics, d.config, passes);
+    const PmStatus s = e->host->configure(metrics, d.config, passes);
     if (!s.ok()) return s;
     if (passes != 1)
       return PmStatus::fail(PmStatus::UnknownMetric, 0, "the metrics need " + std::to_string(passes) + " passes");
-    d.metrics = metrics;
-    d.names.clear();
-    for (const auto& m : d.metrics) d.names.push_back(m.c_str());
+    e->metrics = metrics;
+    for (const auto& m : e->metrics) e->names.push_back(m.c_str());
+    d.evaluation = std::move(e);
     d.interval = intervalNs;
     d.bufferBytes = bufferBytes;
+    d.imageSamples = std::max<uint32_t>(imageSamples, 1);
     return begin(device, d);
   }
 
-  PmStatus decode(uint32_t device, std::vector<PmSample>& out, PmDecodeInfo& info) override {
+  PmStatus decode(uint32_t device, std::vector<PmSample>& out, PmDecodeInfo& info,
+                  std::unique_ptr<PmImage>& image) override {
     std::lock_guard<std::mutex> lock(mutex_);
     DeviceState& d = devices_[device];
-    if (d.pm == nullptr) return {};
+    if (d.pm == nullptr || d.pool == nullptr) return {};
+    std::vector<uint8_t> data = d.pool->take();
     auto p = CUPTI_PARAMS(CUpti_PmSampling_DecodeData_Params);
     p.pPmSamplingObject = d.pm;
-    p.pCounterDataImage = d.data.data();
-    p.counterDataImageSize = d.data.size();
+    p.pCounterDataImage = data.data();
+    p.counterDataImageSize = data.size();
     const CUptiResult r = cuptiPmSamplingDecodeData(&p);
     if (r == CUPTI_ERROR_OUT_OF_MEMORY || p.overflow != 0) {
       // The hardware buffer overflowed: CUPTI decodes nothing more from this
@@ -251,42 +326,36 @@ class CuptiPmBackend final : public PmBackend {
       return PmStatus::fail(PmStatus::Overflow, static_cast<int>(r),
                             "cuptiPmSamplingDecodeData: the hardware buffer overflowed; sampling restarted");
     }
-    if (r != CUPTI_SUCCESS) return status(r, "cuptiPmSamplingDecodeData");
+    if (r != CUPTI_SUCCESS) {
+      d.pool->give(std::move(data));
+      return status(r, "cuptiPmSamplingDecodeData");
+    }
+    info.more = p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
     auto di = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataInfo_Params);
-    di.pCounterDataImage = d.data.data();
-    di.counterDataImageSize = d.data.size();
+    di.pCounterDataImage = data.data();
+    di.counterDataImageSize = data.size();
     CUptiResult q = cuptiPmSamplingGetCounterDataInfo(&di);
-    if (q != CUPTI_SUCCESS) return status(q, "cuptiPmSamplingGetCounterDataInfo");
+    if (q != CUPTI_SUCCESS) {
+      d.pool->give(std::move(data));
+      return status(q, "cuptiPmSamplingGetCounterDataInfo");
+    }
+    // The spans now, while the session lives (they are read through its
+    // object); the values later, from the image alone.
     for (size_t i = 0; i < di.numCompletedSamples; ++i) {
-      PmSample sample;
       auto si = CUPTI_PARAMS(CUpti_PmSampling_CounterData_GetSampleInfo_Params);
       si.pPmSamplingObject = d.pm;
-      si.pCounterDataImage = d.data.data();
-      si.counterDataImageSize = d.data.size();
+      si.pCounterDataImage = data.data();
+      si.counterDataImageSize = data.size();
       si.sampleIndex = i;
       if ((q = cuptiPmSamplingCounterDataGetSampleInfo(&si)) != CUPTI_SUCCESS) break;
-      sample.start = si.startTimestamp;
-      sample.end = si.endTimestamp;
-      sample.values.assign(d.names.size(), std::nan(""));
-      auto ev = CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-      ev.pHostObject = d.host->get();
-      ev.pCounterDataImage = d.data.data();
-      ev.counterDataImageSize = d.data.size();
-      ev.rangeIndex = i;
-      ev.ppMetricNames = d.names.data();
-      ev.numMetrics = d.names.size();
-      ev.pMetricValues = sample.values.data();
-      if (cuptiProfilerHostEvaluateToGpuValues(&ev) != CUPTI_SUCCESS)
-        sample.values.assign(d.names.size(), std::nan(""));
-      out.push_back(std::move(sample));
+      out.push_back({si.startTimestamp, si.endTimestamp});
     }
     // Begun but not complete: lost with the image.
     if (di.numPopulatedSamples > di.numCompletedSamples)
       info.incomplete = di.numPopulatedSamples - di.numCompletedSamples;
-    // A fresh image for every decode: decoding on into one image loses the
-    // sample at each point it fills (seen on the lent H100), resetting loses none.
-    d.data = d.blank;
-    info.more = p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+    // A fresh image for every decode: decoding on into one image lost the
+    // sample at each point it filled (seen on the lent H100); a fresh one loses none.
+    image = std::make_unique<CuptiImage>(d.evaluation, d.pool, std::move(data));
     return {};
   }
 
@@ -298,6 +367,11 @@ class CuptiPmBackend final : public PmBackend {
     p.pPmSamplingObject = d.pm;
     // Stopped, not disabled: what the buffer holds is decoded after this.
     return status(cuptiPmSamplingStop(&p), "cuptiPmSamplingStop");
+  }
+
+  void close(uint32_t device) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    end(devices_[device]);
   }
 
   uint64_t toTraceClock(uint32_t, uint64_t gpuTimestamp) override { return gpuTimestamp; }
@@ -324,27 +398,27 @@ class CuptiPmBackend final : public PmBackend {
     config.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
     if ((r = cuptiPmSamplingSetConfig(&config)) != CUPTI_SUCCESS) return fail(d, r, "cuptiPmSamplingSetConfig");
     {
-      // About 22 KB a sample with the default set on GH100: room for a decode
-      // period and a half of samples (64 to 1024), copied fresh before each
-      // decode. Made for each session: the image is initialized by its object.
-      const uint64_t perDecode = kDecodePeriodNs / std::max<uint64_t>(d.interval, 1);
+      // About 22 KB a sample with the default set on GH100; the sampler
+      // sizes an image for a few decode periods of samples, so that a decode
+      // never fills it. Made for each session: the image is initialized by
+      // its object, and the images in flight of the last session keep theirs.
       auto size = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params);
       size.pPmSamplingObject = d.pm;
-      size.pMetricNames = d.names.data();
-      size.numMetrics = d.names.size();
-      size.maxSamples = static_cast<uint32_t>(std::clamp<uint64_t>(perDecode + perDecode / 2, 64, 1024));
+      size.pMetricNames = d.evaluation->names.data();
+      size.numMetrics = d.evaluation->names.size();
+      size.maxSamples = d.imageSamples;
       if ((r = cuptiPmSamplingGetCounterDataSize(&size)) != CUPTI_SUCCESS)
         return fail(d, r, "cuptiPmSamplingGetCounterDataSize");
-      d.data.assign(size.counterDataSize, 0);
+      auto pool = std::make_shared<ImagePool>();
+      pool->blank.assign(size.counterDataSize, 0);
       auto init = CUPTI_PARAMS(CUpti_PmSampling_CounterDataImage_Initialize_Params);
       init.pPmSamplingObject = d.pm;
-      init.counterDataSize = d.data.size();
-      init.pCounterData = d.data.data();
+      init.counterDataSize = pool->blank.size();
+      init.pCounterData = pool->blank.data();
       if ((r = cuptiPmSamplingCounterDataImageInitialize(&init)) != CUPTI_SUCCESS)
         return fail(d, r, "cuptiPmSamplingCounterDataImageInitialize");
-      d.blank = d.data;
+      d.pool = std::move(pool);
     }
-    d.data = d.blank;
     auto go = CUPTI_PARAMS(CUpti_PmSampling_Start_Params);
     go.pPmSamplingObject = d.pm;
     if ((r = cuptiPmSamplingStart(&go)) != CUPTI_SUCCESS) return fail(d, r, "cuptiPmSamplingStart");
@@ -364,6 +438,7 @@ class CuptiPmBackend final : public PmBackend {
     off.pPmSamplingObject = d.pm;
     cuptiPmSamplingDisable(&off);
     d.pm = nullptr;
+    d.pool.reset();  // the images in flight keep it until they are evaluated
   }
 
   // CUPTI's profiler API is initialized before any other call of it: the

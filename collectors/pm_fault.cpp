@@ -33,19 +33,22 @@ class FaultyPmBackend final : public PmBackend {
     return real_->knownMetrics(device);
   }
   PmStatus start(uint32_t device, const std::vector<std::string>& metrics, uint64_t intervalNs,
-                 uint64_t bufferBytes) override {
-    return real_->start(device, metrics, intervalNs, bufferBytes);
+                 uint64_t bufferBytes, uint32_t imageSamples) override {
+    return real_->start(device, metrics, intervalNs, bufferBytes, imageSamples);
   }
-  PmStatus decode(uint32_t device, std::vector<PmSample>& out, PmDecodeInfo& info) override {
+  PmStatus decode(uint32_t device, std::vector<PmSample>& out, PmDecodeInfo& info,
+                  std::unique_ptr<PmImage>& image) override {
     const size_t before = out.size();
-    PmStatus s = real_->decode(device, out, info);
+    PmStatus s = real_->decode(device, out, info, image);
     if (fault_ == "overflow" && s.ok() && (++decodes_ % 2) == 0 && out.size() > before) {
       out.resize(before);
+      image.reset();
       info.overflow = true;
     }
     return s;
   }
   PmStatus stop(uint32_t device) override { return real_->stop(device); }
+  void close(uint32_t device) override { real_->close(device); }
   uint64_t toTraceClock(uint32_t device, uint64_t t) override {
     return real_->toTraceClock(device, t);
   }

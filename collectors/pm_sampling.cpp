@@ -24,23 +24,44 @@ std::string joined(const std::vector<std::string>& names, size_t limit) {
 
 }  // namespace
 
+uint64_t PmSampler::decodePeriodNs(uint64_t intervalNs) {
+  return std::clamp<uint64_t>(kSamplesPerDecode * std::max<uint64_t>(intervalNs, 1), kMinDecodePeriodNs,
+                              kMaxDecodePeriodNs);
+}
+
+uint32_t PmSampler::imageSamples(uint64_t intervalNs, uint64_t decodePeriodNs) {
+  const uint64_t perDecode = decodePeriodNs / std::max<uint64_t>(intervalNs, 1) + 1;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(kImagePeriods * perDecode, 64, kMaxImageSamples));
+}
+
 PmSampler::PmSampler(StringTable& strings, const Config& config, std::unique_ptr<PmBackend> backend,
-                     std::function<void(const std::string&)> say)
-    : strings_(strings), config_(config), backend_(std::move(backend)), say_(std::move(say)) {}
+                     std::function<void(const std::string&)> say, Tuning tuning)
+    : strings_(strings),
+      config_(config),
+      backend_(std::move(backend)),
+      say_(std::move(say)),
+      decodePeriodNs_(tuning.decodePeriodNs != 0 ? tuning.decodePeriodNs
+                                                 : decodePeriodNs(config.gpuMetricsIntervalNs)),
+      hardwareBufferBytes_(tuning.hardwareBufferBytes != 0 ? tuning.hardwareBufferBytes : kHardwareBufferBytes) {}
 
 PmSampler::~PmSampler() { stop(); }
 
 void PmSampler::start() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (thread_.joinable() || stopping_) return;
+  evaluator_.start();
   thread_ = std::thread([this] { run(); });
 }
 
 void PmSampler::addDevice(uint32_t device) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_ || !seen_.insert(device).second) return;
+    if (stopping_) return;
+    // Another context on a device that samples already changes nothing.
+    if (++contexts_[device] > 1) return;
+    setUp_.erase(device);
     newDevices_.push_back(device);
+    if (!thread_.joinable()) return;  // no thread to wait for: pollOnce() sets it up
   }
   cv_.notify_all();
   std::unique_lock<std::mutex> lock(mutex_);
@@ -53,16 +74,59 @@ void PmSampler::addDevice(uint32_t device) {
 
 void PmSampler::removeDevice(uint32_t device) {
   if (stopped_.load(std::memory_order_acquire)) return;
-  std::lock_guard<std::mutex> work(workMutex_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int& n = contexts_[device];
+    if (n > 0) --n;
+    if (n > 0) return;  // the device has other contexts: it samples on
+  }
+  // Bounded, as every wait of a program thread: the thread may be stuck in a
+  // CUPTI call. Then the device is left to the driver: no CUPTI call touches
+  // it once its context is gone (PM sampling's calls crash or spin then).
+  std::unique_lock<std::timed_mutex> work(workMutex_, std::chrono::nanoseconds(kRemoveWaitNs));
+  if (!work.owns_lock()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      gone_.insert(device);
+    }
+    logger().warn("gpu_metrics: device {}: its last context goes while sampling is held up in CUPTI for more "
+                  "than {} s: the device is no longer sampled, its last samples are lost",
+                  device, kRemoveWaitNs / 1'000'000'000);
+    return;
+  }
   for (Device& d : devices_)
-    if (d.id == device && d.running) stopDevice(d);
+    if (d.id == device && d.running) {
+      stopDevice(d);
+      backend_->close(d.id);  // a new context starts a new session
+    }
 }
 
 void PmSampler::stopDevice(Device& d) {
   const PmStatus s = backend_->stop(d.id);
   if (!s.ok()) logger().warn("gpu_metrics: {}: {}", deviceText(d.id, d.chip), s.text);
+  const uint64_t cpu = threadCpuNs();
   decode(d);  // what the buffer still holds
+  samplerCpuNs_ += threadCpuNs() - cpu;
   d.running = false;
+}
+
+bool PmSampler::gone(uint32_t device) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return gone_.count(device) != 0;
+}
+
+void PmSampler::dropGoneDevices() {
+  std::set<uint32_t> gone;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    gone.swap(gone_);
+  }
+  for (Device& d : devices_)
+    if (gone.count(d.id) != 0 && d.running) {
+      d.running = false;
+      d.chosen = false;  // its session was never closed: not started again
+      ++goneUnstopped_;
+    }
 }
 
 void PmSampler::run() noexcept {
@@ -70,11 +134,13 @@ void PmSampler::run() noexcept {
   try {
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopping_) {
+      // The period runs from one wake to the next: the time spent decoding
+      // is not added to it.
+      const auto next = std::chrono::steady_clock::now() + std::chrono::nanoseconds(decodePeriodNs_);
       lock.unlock();
       pollOnce();
       lock.lock();
-      cv_.wait_for(lock, std::chrono::nanoseconds(kDecodePeriodNs),
-                   [this] { return stopping_ || !newDevices_.empty(); });
+      cv_.wait_until(lock, next, [this] { return stopping_ || !newDevices_.empty(); });
     }
   } catch (...) {
     // Nothing thrown here reaches the program; what was decoded stays.
@@ -89,26 +155,45 @@ void PmSampler::run() noexcept {
 }
 
 void PmSampler::pollOnce() {
+  std::lock_guard<std::timed_mutex> work(workMutex_);
+  dropGoneDevices();
   std::vector<uint32_t> fresh;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     fresh.swap(newDevices_);
   }
-  std::lock_guard<std::mutex> work(workMutex_);
-  for (const uint32_t d : fresh) {
+  for (const uint32_t id : fresh) {
+    bool live = false;
+    {
+      // Its context may be gone already (made and destroyed before this round).
+      std::lock_guard<std::mutex> lock(mutex_);
+      live = contexts_[id] > 0 && !stopping_;
+    }
     const auto began = std::chrono::steady_clock::now();
-    setUp(d);
-    logger().debug("gpu_metrics: device {}: set up in {} ms", d,
+    const uint64_t cpu = threadCpuNs();
+    Device* known = nullptr;
+    for (Device& d : devices_)
+      if (d.id == id) known = &d;
+    if (live && known == nullptr) {
+      setUp(id);
+    } else if (live && known->chosen && !known->running && startSession(*known)) {
+      ++resumed_;
+      logger().info("gpu_metrics: {}: a new context: sampling again", deviceText(id, known->chip));
+    }
+    setUpCpuNs_ += threadCpuNs() - cpu;
+    logger().debug("gpu_metrics: device {}: set up in {} ms", id,
                    std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - began)
                        .count());
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      setUp_.insert(d);
+      setUp_.insert(id);
     }
     cv_.notify_all();
   }
+  const uint64_t cpu = threadCpuNs();
   for (Device& d : devices_)
-    if (d.running) decode(d);
+    if (d.running && !gone(d.id)) decode(d);
+  samplerCpuNs_ += threadCpuNs() - cpu;
 }
 
 void PmSampler::stop(bool atExit) {
@@ -132,12 +217,14 @@ void PmSampler::stop(bool atExit) {
       ++abandoned_;
       if (say_) say_(line);
       stopped_.store(true, std::memory_order_release);
+      evaluator_.stop(kStopWaitNs);
       return;
     }
     lock.unlock();
     thread_.join();
   }
-  std::lock_guard<std::mutex> work(workMutex_);
+  std::lock_guard<std::timed_mutex> work(workMutex_);
+  dropGoneDevices();
   for (Device& d : devices_) {
     if (!d.running) continue;
     if (atExit) {
@@ -149,7 +236,20 @@ void PmSampler::stop(bool atExit) {
     }
     stopDevice(d);
   }
+  if (firstSession_ != std::chrono::steady_clock::time_point{})
+    samplingNs_ = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - firstSession_)
+            .count());
   stopped_.store(true, std::memory_order_release);
+  // What is decoded is evaluated before the trace is written (bounded too).
+  if (!evaluator_.stop(kStopWaitNs)) {
+    const std::string line = "gpu_metrics: evaluating the samples did not end within " +
+                             std::to_string(kStopWaitNs / 1'000'000'000) +
+                             " s (a CUPTI call did not return): the samples not yet evaluated are lost";
+    failures_.push_back(line);
+    ++abandoned_;
+    if (say_) say_(line);
+  }
 }
 
 void PmSampler::fail(Device& d, const PmStatus& s, const char* doing) {
@@ -234,19 +334,27 @@ void PmSampler::setUp(uint32_t device) {
   const PmStatus supported = backend_->supported(device);
   if (!supported.ok()) return fail(d, supported, "checking support");
   if (!chooseMetrics(d)) return;
-  const PmStatus s = backend_->start(
-      device,
-      [&] {
-        std::vector<std::string> names;
-        for (const GpuMetric& m : d.metrics) names.push_back(m.name);
-        return names;
-      }(),
-      config_.gpuMetricsIntervalNs, kHardwareBufferBytes);
-  if (!s.ok()) return fail(d, s, "starting the sampling");
+  for (const GpuMetric& m : d.metrics) d.scale.push_back(m.scale);
+  if (!startSession(d)) return;
+  d.chosen = true;
+  logger().info("gpu_metrics: {} sampled every {} ns: {} metrics, decoded every {} us", deviceText(d.id, d.chip),
+                config_.gpuMetricsIntervalNs, d.metrics.size(), decodePeriodNs_ / 1000);
+}
+
+bool PmSampler::startSession(Device& d) {
+  std::vector<std::string> names;
+  for (const GpuMetric& m : d.metrics) names.push_back(m.name);
+  const PmStatus s = backend_->start(d.id, names, config_.gpuMetricsIntervalNs, hardwareBufferBytes_,
+                                     imageSamples(config_.gpuMetricsIntervalNs, decodePeriodNs_));
+  if (!s.ok()) {
+    fail(d, s, "starting the sampling");
+    return false;
+  }
   d.running = true;
   d.fresh = true;
-  logger().info("gpu_metrics: {} sampled every {} ns: {} metrics", deviceText(d.id, d.chip),
-                config_.gpuMetricsIntervalNs, d.metrics.size());
+  d.lastEnd = 0;  // a new session: the time without a context is not samples lost
+  if (firstSession_ == std::chrono::steady_clock::time_point{}) firstSession_ = std::chrono::steady_clock::now();
+  return true;
 }
 
 void PmSampler::decode(Device& d) {
@@ -254,7 +362,9 @@ void PmSampler::decode(Device& d) {
   for (int round = 0; round < 64; ++round) {
     batch_.clear();
     PmDecodeInfo info;
-    const PmStatus s = backend_->decode(d.id, batch_, info);
+    PmBatch b;
+    const PmStatus s = backend_->decode(d.id, batch_, info, b.image);
+    ++decodes_;
     incomplete_ += info.incomplete;
     if (info.overflow || s.code == PmStatus::Overflow) {
       ++overflows_;
@@ -269,9 +379,9 @@ void PmSampler::decode(Device& d) {
       logger().warn("gpu_metrics: {}: decoding: {}", deviceText(d.id, d.chip), s.text);
       return;
     }
-    std::vector<GpuMetricRecord> records;
-    records.reserve(batch_.size());
-    for (const PmSample& p : batch_) {
+    b.records.reserve(batch_.size());
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      const PmSample& p = batch_[i];
       // A session's first sample runs from before it started (about a second
       // on the lent H100): it measures nothing of the program's.
       const bool first = d.fresh;
@@ -282,41 +392,27 @@ void PmSampler::decode(Device& d) {
       r.end = backend_->toTraceClock(d.id, p.end);
       r.deviceId = d.id;
       r.metricSet = d.set;
-      for (size_t i = 0; i < d.metrics.size() && i < p.values.size(); ++i)
-        r.values[i] = static_cast<float>(p.values[i] * d.metrics[i].scale);
-      for (size_t i = p.values.size(); i < d.metrics.size(); ++i) r.values[i] = std::nanf("");
       // A gap between samples is samples lost (an overflow, or a sample CUPTI could not complete).
-      if (d.lastEnd != 0 && r.start > d.lastEnd + interval / 2) {
-        const uint64_t gap = (r.start - d.lastEnd + interval / 2) / interval;
-        d.lost += gap;
-        lost_ += gap;
+      if (d.lastEnd != 0 && r.start > d.lastEnd) {
+        longestGapNs_ = std::max(longestGapNs_, r.start - d.lastEnd);
+        if (r.start > d.lastEnd + interval / 2) {
+          const uint64_t gap = (r.start - d.lastEnd + interval / 2) / interval;
+          d.lost += gap;
+          lost_ += gap;
+        }
       }
       if (r.end > d.lastEnd) d.lastEnd = r.end;
-      records.push_back(r);
+      b.records.push_back(r);
+      b.index.push_back(i);
     }
-    d.samples += records.size();
-    samples_ += records.size();
-    if (!records.empty()) {
-      std::lock_guard<std::mutex> lock(pendingMutex_);
-      const size_t room = kMaxPending > pending_.size() ? kMaxPending - pending_.size() : 0;
-      const size_t take = std::min(room, records.size());
-      pending_.insert(pending_.end(), records.begin(), records.begin() + static_cast<std::ptrdiff_t>(take));
-      dropped_ += records.size() - take;
-      pendingBytes_.store(pending_.size() * sizeof(GpuMetricRecord), std::memory_order_relaxed);
-    }
+    d.samples += b.records.size();
+    samples_ += b.records.size();
+    b.scale = d.scale;
+    // Even an image without samples: it goes back to its pool off this thread.
+    if (b.image || !b.records.empty()) evaluator_.push(std::move(b));
     if (!info.more) return;
+    ++imagesFilled_;  // held up past the image's room: decoded again at once
   }
-}
-
-void PmSampler::collect(TraceStore& store) {
-  std::vector<GpuMetricRecord> records;
-  {
-    std::lock_guard<std::mutex> lock(pendingMutex_);
-    records.swap(pending_);
-    pendingBytes_.store(0, std::memory_order_relaxed);
-  }
-  for (const GpuMetricRecord& r : records)
-    store.add(r);  // past the budget: spilled, or dropped and counted
 }
 
 void PmSampler::publish(Trace& trace) const {
@@ -327,9 +423,26 @@ void PmSampler::publish(Trace& trace) const {
   c["gpu_metrics.samples"] = samples_;
   // Lost: gaps between samples, samples begun but never completed, and
   // samples dropped for want of memory before they reached the store.
-  c["gpu_metrics.samples_lost"] = lost_ + incomplete_ + dropped_;
+  const uint64_t dropped = evaluator_.dropped();
+  c["gpu_metrics.samples_lost"] = lost_ + incomplete_ + dropped;
   if (overflows_) c["gpu_metrics.overflows"] = overflows_;
-  if (dropped_) c["dropped.gpu_metrics"] = dropped_;
+  if (dropped) c["dropped.gpu_metrics"] = dropped;
+  // What the sampling cost, and how it went: the sampling thread's CPU time
+  // decoding, the evaluation's, and the time they are measured over.
+  c["gpu_metrics.sampler_cpu_ns"] = samplerCpuNs_;
+  c["gpu_metrics.evaluate_cpu_ns"] = evaluator_.cpuNs();
+  c["gpu_metrics.setup_cpu_ns"] = setUpCpuNs_;
+  c["gpu_metrics.sampling_ns"] = samplingNs_;
+  c["gpu_metrics.decode_period_ns"] = decodePeriodNs_;
+  c["gpu_metrics.hardware_buffer_bytes"] = hardwareBufferBytes_;
+  c["gpu_metrics.decodes"] = decodes_;
+  c["gpu_metrics.longest_gap_ns"] = longestGapNs_;
+  if (imagesFilled_) c["gpu_metrics.images_filled"] = imagesFilled_;
+  if (evaluator_.evaluatedInline()) c["gpu_metrics.evaluated_inline"] = evaluator_.evaluatedInline();
+  if (evaluator_.failed()) c["gpu_metrics.evaluate_errors"] = evaluator_.failed();
+  c["gpu_metrics.eval_queue_max"] = evaluator_.maxQueued();
+  c["gpu_metrics.sessions_resumed"] = resumed_;
+  if (goneUnstopped_) c["gpu_metrics.devices_gone_unstopped"] = goneUnstopped_;
   if (decodeErrors_) c["gpu_metrics.decode_errors"] = decodeErrors_;
   if (failedDevices_) c["gpu_metrics.failed_devices"] = failedDevices_;
   if (noPermission_) c["gpu_metrics.no_permission"] = noPermission_;

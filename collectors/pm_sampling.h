@@ -2,14 +2,20 @@
 // monitors sampled at a fixed rate of GPU time by CUPTI's PM sampling, while
 // the program runs.
 //
-// One thread of the tracer's own ("gpu metrics") does all of it: once a
-// context exists on a device, it chooses the metrics (CUPTITRACE_GPU_METRICS_LIST
-// or the default set, core/gpu_metrics.h), sets sampling up and starts it;
-// then every few milliseconds it decodes what the hardware buffer holds into
-// samples (values evaluated, times moved onto the trace clock) and queues
-// them as GpuMetricRecords. The drain thread moves them into the store
-// (collect), so the store keeps one writer and the samples count against
-// CUPTITRACE_MAX_MEMORY and spill like any record.
+// One thread of the tracer's own ("gpu metrics") decodes: once a context
+// exists on a device, it chooses the metrics (CUPTITRACE_GPU_METRICS_LIST or
+// the default set, core/gpu_metrics.h), sets sampling up and starts it; then
+// every few milliseconds (a period that shrinks with the rate) it decodes
+// what the hardware buffer holds into counter data images and reads the
+// samples' spans, nothing more. Their values are evaluated on a second
+// thread (pm_evaluator.h), which queues the finished GpuMetricRecords; the
+// drain thread moves them into the store (collect), so the store keeps one
+// writer and the samples count against CUPTITRACE_MAX_MEMORY and spill like
+// any record.
+//
+// Contexts are counted per device: sampling stops when the device's last
+// context is destroyed (while it still lives) and starts again, a new
+// session, when a context is made there again (gpu_metrics.sessions_resumed).
 //
 // It never stops the program: what cannot be done (no permission to the
 // counters, a device that cannot sample, a metric the device does not know,
@@ -19,7 +25,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <functional>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -29,6 +38,7 @@
 #include <vector>
 
 #include "collectors/pm_backend.h"
+#include "collectors/pm_evaluator.h"
 #include "core/config.h"
 #include "core/gpu_metrics.h"
 #include "core/trace.h"
@@ -37,9 +47,14 @@ namespace cuptitrace {
 
 class PmSampler {
  public:
+  // What the GPU tests may change to compare (0, as Tuning{} has it: the default).
+  struct Tuning {
+    uint64_t hardwareBufferBytes;
+    uint64_t decodePeriodNs;
+  };
   // `say` prints one line (stderr in the tracer; tests collect them).
   PmSampler(StringTable& strings, const Config& config, std::unique_ptr<PmBackend> backend,
-            std::function<void(const std::string&)> say);
+            std::function<void(const std::string&)> say, Tuning tuning = Tuning{});
   ~PmSampler();
   PmSampler(const PmSampler&) = delete;
   PmSampler& operator=(const PmSampler&) = delete;
@@ -47,12 +62,16 @@ class PmSampler {
   // Starts the sampling thread.
   void start();
   // A context was made on `device` (on a program thread, in CUPTI's
-  // callback): the thread sets sampling up there, and this waits for it (at
-  // most kSetUpWaitNs) so that sampling covers the program's first kernels.
-  // No CUPTI call here.
+  // callback). The device's first (or first since its last went): the
+  // thread sets sampling up there, or starts it again, and this waits for it
+  // (at most kSetUpWaitNs) so that sampling covers the context's first
+  // kernels. No CUPTI call here.
   void addDevice(uint32_t device);
-  // The device's context is being destroyed (on a program thread, in CUPTI's
-  // callback): its sampling stops now, and what its buffer holds is decoded.
+  // A context of `device` is being destroyed (on a program thread, in
+  // CUPTI's callback). Its last: sampling stops now, while the context
+  // lives, and what its buffer holds is decoded; this waits for the thread's
+  // work at most kRemoveWaitNs (past it the device is left to the driver,
+  // not touched again in this session, and counted).
   void removeDevice(uint32_t device);
   // Stops sampling on every device, decodes what is left and ends the
   // thread. Once; later calls do nothing.
@@ -61,26 +80,40 @@ class PmSampler {
   // CUPTI call (their last, undecoded samples are lost and counted).
   void stop(bool atExit = false);
   // The drain thread (or the writer, once everything stopped): moves the
-  // samples decoded so far into the store.
-  void collect(TraceStore& store);
-  // Samples waiting for collect(), in bytes (they count against the memory cap).
-  uint64_t bytesInMemory() const { return pendingBytes_.load(std::memory_order_relaxed); }
+  // samples evaluated so far into the store.
+  void collect(TraceStore& store) { evaluator_.collect(store); }
+  // Samples and images waiting, in bytes (they count against the memory cap).
+  uint64_t bytesInMemory() const { return evaluator_.bytesInMemory(); }
   // Counters and what failed, into the trace.
   void publish(Trace& trace) const;
 
   // One round of the thread's work, on the calling thread (tests).
   void pollOnce();
 
-  // How often the hardware buffer is decoded, and its size.
-  static constexpr uint64_t kDecodePeriodNs = 20'000'000;
+  // How often the hardware buffer is decoded: kSamplesPerDecode periods of
+  // the rate, within [kMinDecodePeriodNs, kMaxDecodePeriodNs].
+  static uint64_t decodePeriodNs(uint64_t intervalNs);
+  // The samples a counter data image holds: kImagePeriods decode periods'
+  // worth, within [64, kMaxImageSamples], so that a decode never fills one
+  // unless the thread was held up that long.
+  static uint32_t imageSamples(uint64_t intervalNs) {
+    return imageSamples(intervalNs, decodePeriodNs(intervalNs));
+  }
+  static uint32_t imageSamples(uint64_t intervalNs, uint64_t decodePeriodNs);
+  static constexpr uint64_t kSamplesPerDecode = 64;
+  static constexpr uint64_t kMinDecodePeriodNs = 2'000'000;
+  static constexpr uint64_t kMaxDecodePeriodNs = 20'000'000;
+  static constexpr uint64_t kImagePeriods = 4;
+  static constexpr uint32_t kMaxImageSamples = 1024;
   // The longest a program thread waits in addDevice for a device's set-up.
   static constexpr uint64_t kSetUpWaitNs = 5'000'000'000;
-  // The longest stop() waits for the thread.
+  // The longest a program thread waits in removeDevice for the thread's work.
+  static constexpr uint64_t kRemoveWaitNs = 5'000'000'000;
+  // The longest stop() waits for each thread.
   static constexpr uint64_t kStopWaitNs = 10'000'000'000;
-  static constexpr uint64_t kHardwareBufferBytes = uint64_t{64} << 20;
-  // Samples held for collect() at most; past it they are dropped and counted
-  // (a drain thread that no longer runs).
-  static constexpr size_t kMaxPending = size_t{1} << 20;
+  // The hardware buffer: room for much more than a decode period (the
+  // thread may be held up), as CUPTI's own Python layer defaults to.
+  static constexpr uint64_t kHardwareBufferBytes = uint64_t{256} << 20;
 
  private:
   struct Device {
@@ -88,6 +121,8 @@ class PmSampler {
     std::string chip;
     std::vector<GpuMetric> metrics;
     StringId set = kNoString;
+    std::vector<double> scale;  // each metric's factor to its unit
+    bool chosen = false;   // metrics chosen and a session started once: it can resume
     bool running = false;
     bool fresh = false;    // a session just began: its first sample is not the program's
     uint64_t lastEnd = 0;  // trace clock: the end of the last sample
@@ -97,6 +132,12 @@ class PmSampler {
 
   void run() noexcept;
   void setUp(uint32_t device);
+  // Starts a session on a device set up before (its metrics chosen).
+  bool startSession(Device& d);
+  // Devices whose last context went while the thread's work held them: not
+  // touched again (under workMutex_).
+  void dropGoneDevices();
+  bool gone(uint32_t device);
   // Chooses the device's metrics; false (and a line said) when they cannot be had.
   bool chooseMetrics(Device& d);
   void decode(Device& d);
@@ -109,27 +150,33 @@ class PmSampler {
   std::unique_ptr<PmBackend> backend_;
   std::function<void(const std::string&)> say_;
 
-  std::mutex mutex_;  // newDevices_, stopping_; the thread waits on cv_
+  std::mutex mutex_;  // newDevices_, stopping_, contexts_, gone_; the thread waits on cv_
   std::condition_variable cv_;
   std::vector<uint32_t> newDevices_;
   bool stopping_ = false;
   bool finished_ = false;  // the thread's loop is over (under mutex_)
   std::thread thread_;
   std::atomic<bool> stopped_{false};
-  std::mutex workMutex_;  // the thread's work and stop()'s last round
+  std::timed_mutex workMutex_;  // the thread's work, removeDevice's and stop()'s last round
 
-  std::set<uint32_t> seen_;      // devices asked for (under mutex_)
-  std::set<uint32_t> setUp_;     // devices whose set-up is over, done or failed (under mutex_)
+  std::map<uint32_t, int> contexts_;  // live contexts per device (under mutex_)
+  std::set<uint32_t> setUp_;     // devices whose set-up (or restart) is over, done or failed (under mutex_)
+  std::set<uint32_t> gone_;      // last context gone while the work was held up (under mutex_)
   std::vector<Device> devices_;  // set up (under workMutex_)
   std::vector<PmSample> batch_;
-
-  std::mutex pendingMutex_;
-  std::vector<GpuMetricRecord> pending_;
-  std::atomic<uint64_t> pendingBytes_{0};
+  PmEvaluator evaluator_;
+  uint64_t decodePeriodNs_;
+  uint64_t hardwareBufferBytes_;
 
   // Counters (under workMutex_, read by publish once stopped).
-  uint64_t samples_ = 0, lost_ = 0, overflows_ = 0, incomplete_ = 0, dropped_ = 0,
-           decodeErrors_ = 0;
+  uint64_t samples_ = 0, lost_ = 0, overflows_ = 0, incomplete_ = 0, decodeErrors_ = 0;
+  uint64_t resumed_ = 0;         // sessions started again on a device's new context
+  uint64_t goneUnstopped_ = 0;   // devices whose last context went before the work let go of them
+  uint64_t decodes_ = 0, imagesFilled_ = 0, longestGapNs_ = 0;
+  uint64_t samplerCpuNs_ = 0;    // the sampling thread's decoding, CPU time
+  uint64_t setUpCpuNs_ = 0;      // setting devices up, CPU time
+  std::chrono::steady_clock::time_point firstSession_{};  // when sampling first started
+  uint64_t samplingNs_ = 0;      // from then to stop()
   uint64_t abandoned_ = 0;  // the thread let go at stop (counted in the metadata)
   uint64_t leftAtExit_ = 0;  // devices still sampling when the process ended
   uint64_t failedDevices_ = 0, noPermission_ = 0, unsupported_ = 0, unknownMetrics_ = 0;

@@ -305,9 +305,17 @@ void Tracer::startGpuMetrics() {
     if (auto faulty = makeFaultyPmBackend(fault, std::move(backend))) backend = std::move(faulty);
     else backend = makeCuptiPmBackend();
   }
-  pmSampler_ = std::make_unique<PmSampler>(trace_.strings, config_, std::move(backend), [](const std::string& line) {
-    std::fprintf(stderr, "cuptitrace: %s\n", line.c_str());
-  });
+  // And compare the hardware buffer's size and the decode period (in MiB and us).
+  PmSampler::Tuning tuning{};
+  auto number = [](const char* name) -> uint64_t {
+    const char* text = std::getenv(name);
+    return text != nullptr ? std::strtoull(text, nullptr, 10) : 0;
+  };
+  tuning.hardwareBufferBytes = number("CUPTITRACE_TEST_GPU_METRICS_BUFFER_MB") << 20;
+  tuning.decodePeriodNs = number("CUPTITRACE_TEST_GPU_METRICS_DECODE_US") * 1000;
+  pmSampler_ = std::make_unique<PmSampler>(
+      trace_.strings, config_, std::move(backend),
+      [](const std::string& line) { std::fprintf(stderr, "cuptitrace: %s\n", line.c_str()); }, tuning);
   trace_.store.addMemoryUser([this] { return pmSampler_->bytesInMemory(); });
   pmSampler_->start();
 }

@@ -5,7 +5,9 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "collectors/pm_sampling.h"
@@ -20,22 +22,64 @@ struct FakeDevice {
   PmStatus startStatus;
   std::vector<std::string> started;  // metrics of the last start
   uint64_t interval = 0;
+  uint32_t imageSamples = 0;
+  uint64_t bufferBytes = 0;
   uint64_t next = 1'000'000;  // GPU time of the next sample
   int decodes = 0;
+  int starts = 0;
+  int closes = 0;
+  bool running = false;
   bool stopped = false;
   std::vector<int> skipAt;  // decodes after which a sample goes missing (an overflow)
+  std::vector<int> fullAt;  // decodes that fill their image (more to decode at once)
   uint64_t firstSpan = 0;   // when set: the first sample's span (it began before sampling did)
+  std::thread::id decodedOn;
+};
+
+// What the fake decodes into: each sample's metric m evaluates to 10m + 1.
+class FakeImage final : public PmImage {
+ public:
+  FakeImage(size_t metrics, std::atomic<int>* evaluations, std::thread::id* evaluatedOn, std::mutex* mutex)
+      : metrics_(metrics), evaluations_(evaluations), evaluatedOn_(evaluatedOn), mutex_(mutex) {}
+  bool evaluate(size_t, std::vector<double>& values) override {
+    values.clear();
+    for (size_t m = 0; m < metrics_; ++m) values.push_back(10.0 * static_cast<double>(m) + 1);
+    ++*evaluations_;
+    std::lock_guard<std::mutex> lock(*mutex_);
+    *evaluatedOn_ = std::this_thread::get_id();
+    return true;
+  }
+  uint64_t bytes() const override { return 1000; }
+
+ private:
+  size_t metrics_;
+  std::atomic<int>* evaluations_;
+  std::thread::id* evaluatedOn_;
+  std::mutex* mutex_;
 };
 
 class FakeBackend final : public PmBackend {
  public:
   std::map<uint32_t, FakeDevice>& devices;
+  std::mutex mutex;  // the sampler's threads and the test read the devices
   int64_t clockOffset = 0;
   size_t perDecode = 10;
+  std::atomic<int> evaluations{0};
+  std::thread::id evaluatedOn;
+  // While set, decode waits until it is cleared (a CUPTI call that does not return).
+  std::atomic<bool> hold{false};
+  std::atomic<bool> holding{false};
   explicit FakeBackend(std::map<uint32_t, FakeDevice>& d) : devices(d) {}
 
+  FakeDevice get(uint32_t d) {
+    std::lock_guard<std::mutex> lock(mutex);
+    return devices[d];
+  }
   std::string chip(uint32_t) override { return "GH100"; }
-  PmStatus supported(uint32_t d) override { return devices[d].support; }
+  PmStatus supported(uint32_t d) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    return devices[d].support;
+  }
   bool fits(uint32_t, const std::vector<std::string>& metrics) override {
     // No NVLink, at most 12 metrics, and a name must be one of the catalog's or
     // "lts__throughput...".
@@ -51,49 +95,74 @@ class FakeBackend final : public PmBackend {
     return {"sm__cycles_active.sum", "dram__bytes_read.sum",
             "lts__throughput.avg.pct_of_peak_sustained_elapsed"};
   }
-  PmStatus start(uint32_t d, const std::vector<std::string>& metrics, uint64_t interval,
-                 uint64_t) override {
+  PmStatus start(uint32_t d, const std::vector<std::string>& metrics, uint64_t interval, uint64_t bufferBytes,
+                 uint32_t imageSamples) override {
+    std::lock_guard<std::mutex> lock(mutex);
     FakeDevice& f = devices[d];
     if (!f.startStatus.ok()) return f.startStatus;
     f.started = metrics;
     f.interval = interval;
+    f.imageSamples = imageSamples;
+    f.bufferBytes = bufferBytes;
+    if (f.starts++ > 0) f.next += 2'000'000'000;  // two seconds without a context
+    f.running = true;
+    f.stopped = false;
     return {};
   }
-  PmStatus decode(uint32_t d, std::vector<PmSample>& out, PmDecodeInfo& info) override {
+  PmStatus decode(uint32_t d, std::vector<PmSample>& out, PmDecodeInfo& info,
+                  std::unique_ptr<PmImage>& image) override {
+    if (hold) {
+      holding = true;
+      while (hold) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::lock_guard<std::mutex> lock(mutex);
     FakeDevice& f = devices[d];
     ++f.decodes;
+    f.decodedOn = std::this_thread::get_id();
     for (size_t i = 0; i < perDecode; ++i) {
       PmSample s;
       if (f.firstSpan != 0 && f.decodes == 1 && i == 0) {
         s.start = f.next - f.firstSpan + f.interval;
         s.end = f.next + f.interval;
         f.next = s.end;
-        for (size_t m = 0; m < f.started.size(); ++m) s.values.push_back(0);
         out.push_back(s);
         continue;
       }
       s.start = f.next;
       s.end = f.next + f.interval;
       f.next = s.end;
-      for (size_t m = 0; m < f.started.size(); ++m)
-        s.values.push_back(10.0 * static_cast<double>(m) + 1);
       out.push_back(s);
     }
+    image = std::make_unique<FakeImage>(f.started.size(), &evaluations, &evaluatedOn, &mutex);
     for (const int at : f.skipAt)
       if (at == f.decodes) {
         f.next += 3 * f.interval;  // three samples lost
         info.overflow = true;
       }
+    for (const int at : f.fullAt) info.more = info.more || at == f.decodes;
     return {};
   }
   PmStatus stop(uint32_t d) override {
+    std::lock_guard<std::mutex> lock(mutex);
     devices[d].stopped = true;
     return {};
+  }
+  void close(uint32_t d) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++devices[d].closes;
+    devices[d].running = false;
   }
   uint64_t toTraceClock(uint32_t, uint64_t t) override {
     return static_cast<uint64_t>(static_cast<int64_t>(t) + clockOffset);
   }
 };
+
+// Waits (at most 5 s) until `done`.
+template <typename F>
+bool waitFor(F done) {
+  for (int i = 0; i < 5000 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return done();
+}
 
 struct Run {
   std::map<uint32_t, FakeDevice> devices;
@@ -103,11 +172,11 @@ struct Run {
   FakeBackend* backend = nullptr;
   std::unique_ptr<PmSampler> sampler;
 
-  void make() {
+  void make(PmSampler::Tuning tuning = PmSampler::Tuning{}) {
     auto b = std::make_unique<FakeBackend>(devices);
     backend = b.get();
-    sampler = std::make_unique<PmSampler>(trace.strings, config, std::move(b),
-                                          [this](const std::string& l) { lines.push_back(l); });
+    sampler = std::make_unique<PmSampler>(
+        trace.strings, config, std::move(b), [this](const std::string& l) { lines.push_back(l); }, tuning);
   }
 };
 
@@ -269,4 +338,164 @@ TEST_CASE("pm sampling: a session's first sample, begun before it, is left out a
   CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 0);
   r.trace.store.records<GpuMetricRecord>().forEach(
       [](const GpuMetricRecord& m) { CHECK(m.end - m.start == 100'000); });
+}
+
+TEST_CASE("pm sampling: a device samples on while it has a context, and again on a new one") {
+  Run r;
+  r.config.gpuMetricsIntervalNs = 100'000;
+  r.make();
+  FakeBackend& b = *r.backend;
+  r.sampler->start();
+  r.sampler->addDevice(0);  // returns once sampling is set up
+  r.sampler->addDevice(0);  // a second context on the same device
+  REQUIRE(b.get(0).starts == 1);
+  REQUIRE(waitFor([&] { return b.get(0).decodes >= 2; }));
+
+  r.sampler->removeDevice(0);  // one of the two goes: the other still runs kernels
+  const int before = b.get(0).decodes;
+  CHECK(waitFor([&] { return b.get(0).decodes >= before + 3; }));
+  CHECK_FALSE(b.get(0).stopped);
+  CHECK(b.get(0).closes == 0);
+
+  r.sampler->removeDevice(0);  // the last: stopped and closed before the call returns
+  CHECK(b.get(0).stopped);
+  CHECK(b.get(0).closes == 1);
+  const int idle = b.get(0).decodes;
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  CHECK(b.get(0).decodes == idle);  // no CUPTI call without a context
+
+  r.sampler->addDevice(0);  // a context again: a new session, set up before this returns
+  CHECK(b.get(0).starts == 2);
+  CHECK(b.get(0).running);
+  CHECK(waitFor([&] { return b.get(0).decodes >= idle + 3; }));
+  r.sampler->stop();
+  r.sampler->collect(r.trace.store);
+  r.sampler->publish(r.trace);
+
+  // Samples from both sessions, the second's two seconds after the first's.
+  uint64_t firstSession = 0, secondSession = 0, last = 0;
+  bool ordered = true;
+  r.trace.store.records<GpuMetricRecord>().forEach([&](const GpuMetricRecord& m) {
+    (m.start < 1'000'000'000 ? firstSession : secondSession) += 1;
+    ordered = ordered && m.start >= last;
+    last = m.start;
+  });
+  CHECK(firstSession >= 30);
+  CHECK(secondSession >= 20);
+  CHECK(ordered);
+  CHECK(r.trace.counters["gpu_metrics.sessions_resumed"] == 1);
+  // The time without a context is not samples lost.
+  CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 0);
+  CHECK(r.lines.empty());
+}
+
+TEST_CASE("pm sampling: a context that goes while the sampler is held up in CUPTI waits a bounded time") {
+  Run r;
+  r.make();
+  FakeBackend& b = *r.backend;
+  r.sampler->start();
+  r.sampler->addDevice(0);
+  REQUIRE(waitFor([&] { return b.get(0).decodes >= 1; }));
+  b.hold = true;  // the next decode does not return
+  REQUIRE(waitFor([&] { return b.holding.load(); }));
+  const auto began = std::chrono::steady_clock::now();
+  r.sampler->removeDevice(0);
+  const auto waited = std::chrono::steady_clock::now() - began;
+  CHECK(waited >= std::chrono::nanoseconds(PmSampler::kRemoveWaitNs) - std::chrono::milliseconds(50));
+  CHECK(waited < std::chrono::nanoseconds(PmSampler::kRemoveWaitNs) + std::chrono::seconds(2));
+  b.hold = false;  // the call returns at last: the device is not touched again
+  const int decodes = [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    return b.get(0).decodes;
+  }();
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  CHECK(b.get(0).decodes == decodes);
+  r.sampler->stop();
+  r.sampler->publish(r.trace);
+  CHECK_FALSE(b.get(0).stopped);
+  CHECK(b.get(0).closes == 0);
+  CHECK(r.trace.counters["gpu_metrics.devices_gone_unstopped"] == 1);
+}
+
+TEST_CASE("pm sampling: values are evaluated off the sampling thread, which only decodes") {
+  Run r;
+  r.make();
+  FakeBackend& b = *r.backend;
+  r.sampler->start();
+  r.sampler->addDevice(0);
+  REQUIRE(waitFor([&] { return b.evaluations.load() >= 30; }));
+  r.sampler->stop();
+  r.sampler->collect(r.trace.store);
+  r.sampler->publish(r.trace);
+  const FakeDevice d = b.get(0);
+  std::thread::id evaluatedOn;
+  {
+    std::lock_guard<std::mutex> lock(b.mutex);
+    evaluatedOn = b.evaluatedOn;
+  }
+  CHECK(d.decodedOn != std::thread::id());
+  CHECK(evaluatedOn != std::thread::id());
+  CHECK(evaluatedOn != d.decodedOn);
+  const auto& records = r.trace.store.records<GpuMetricRecord>();
+  REQUIRE(records.size() >= 30);
+  CHECK(records[0].values[0] == Approx(1));
+  CHECK(records[records.size() - 1].values[2] == Approx(21));
+  auto& c = r.trace.counters;
+  CHECK(c["gpu_metrics.samples"] == records.size());
+  CHECK(c.count("gpu_metrics.sampler_cpu_ns") == 1);
+  CHECK(c["gpu_metrics.evaluate_cpu_ns"] > 0);
+  CHECK(c["gpu_metrics.sampling_ns"] > 0);
+  CHECK(c["gpu_metrics.decodes"] >= 3);
+  CHECK(c["gpu_metrics.decode_period_ns"] == PmSampler::decodePeriodNs(r.config.gpuMetricsIntervalNs));
+  CHECK(c["gpu_metrics.longest_gap_ns"] == 0);  // back to back
+}
+
+TEST_CASE("pm sampling: the decode period and the image's room follow the rate") {
+  // Every rate from 1 Hz to 1 MHz: a decode period's samples fill at most a
+  // quarter of an image, up to the largest image, and the period is 2 to 20 ms.
+  for (const uint64_t interval : {1'000'000'000ull, 1'000'000ull, 100'000ull, 50'000ull, 20'000ull, 1'000ull}) {
+    const uint64_t period = PmSampler::decodePeriodNs(interval);
+    const uint64_t perDecode = period / interval + 1;
+    CHECK(period >= PmSampler::kMinDecodePeriodNs);
+    CHECK(period <= PmSampler::kMaxDecodePeriodNs);
+    CHECK(PmSampler::imageSamples(interval) >= std::min<uint64_t>(4 * perDecode, PmSampler::kMaxImageSamples));
+  }
+  // At 10 kHz: decoded every 6.4 ms, 64 samples at a time, in images of 260.
+  CHECK(PmSampler::decodePeriodNs(100'000) == 6'400'000);
+  Run r;
+  r.config.gpuMetricsIntervalNs = 100'000;
+  r.make();
+  r.sampler->addDevice(0);
+  r.sampler->pollOnce();
+  r.sampler->stop();
+  CHECK(r.devices[0].imageSamples == PmSampler::imageSamples(100'000));
+  CHECK(r.devices[0].bufferBytes == PmSampler::kHardwareBufferBytes);
+
+  // A test's own buffer and period: the image follows the period.
+  Run t;
+  t.config.gpuMetricsIntervalNs = 100'000;
+  t.make({uint64_t{32} << 20, 10'000'000});
+  t.sampler->addDevice(0);
+  t.sampler->pollOnce();
+  t.sampler->stop();
+  t.sampler->publish(t.trace);
+  CHECK(t.devices[0].bufferBytes == uint64_t{32} << 20);
+  CHECK(t.devices[0].imageSamples == 4 * 101);
+  CHECK(t.trace.counters["gpu_metrics.decode_period_ns"] == 10'000'000);
+  CHECK(t.trace.counters["gpu_metrics.hardware_buffer_bytes"] == uint64_t{32} << 20);
+}
+
+TEST_CASE("pm sampling: a decode that fills its image is decoded on at once, nothing lost") {
+  Run r;
+  r.make();
+  r.devices[0].fullAt = {1};
+  r.sampler->addDevice(0);
+  r.sampler->pollOnce();  // two decodes: the first filled its image
+  CHECK(r.devices[0].decodes == 2);
+  r.sampler->stop();
+  r.sampler->collect(r.trace.store);
+  r.sampler->publish(r.trace);
+  CHECK(r.trace.store.count(RecordKind::GpuMetric) == 30);
+  CHECK(r.trace.counters["gpu_metrics.images_filled"] == 1);
+  CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 0);
 }
