@@ -209,8 +209,6 @@ void onSignal(int sig, siginfo_t* info, void* context) {
 void watch() {
   osrt::markTracerThread();  // its waits are the tracer's, not the program's
   registerOwnThread("signal watcher");
-  if (::pthread_getcpuclockid(::pthread_self(), &gWatcherClock) == 0)
-    gWatcherClockSet.store(true, std::memory_order_release);
   // Signals go to the program's threads, never this one.
   sigset_t all;
   sigfillset(&all);
@@ -350,7 +348,12 @@ void installSignalHandlers(EndingWriter writeTrace) {
   gWriteTrace = writeTrace;
   gTracedPid = ::getpid();
   try {
-    std::thread(watch).detach();
+    std::thread watcher(watch);
+    // Known before the watcher first runs: an _exit right after the start
+    // judges its progress too.
+    if (::pthread_getcpuclockid(watcher.native_handle(), &gWatcherClock) == 0)
+      gWatcherClockSet.store(true, std::memory_order_release);
+    watcher.detach();
   } catch (...) {
     // No watcher, no handlers: signals take their course untouched.
     static const char kLine[] =
