@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace cuptitrace {
@@ -70,6 +72,40 @@ bool inRelro(const dl_phdr_info* info, uintptr_t address) {
   return false;
 }
 
+// The protection of the page at `page`, as /proc/self/maps says; -1 when
+// it cannot be read.
+int mappedProtection(uintptr_t page) {
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return -1;
+  char* line = nullptr;
+  size_t capacity = 0;
+  int protection = -1;
+  while (::getline(&line, &capacity, maps) > 0) {
+    unsigned long start = 0, end = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &start, &end, perms) != 3) continue;
+    if (page < start || page >= end) continue;
+    protection = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+                 (perms[2] == 'x' ? PROT_EXEC : 0);
+    break;
+  }
+  std::free(line);
+  std::fclose(maps);
+  return protection;
+}
+
+// The loader's own rounding: it makes read-only the pages of RELRO up to its
+// end rounded down, and leaves the last, partial one writable.
+int loaderProtection(const dl_phdr_info* info, uintptr_t page, uintptr_t pageSize) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& p = info->dlpi_phdr[i];
+    if (p.p_type != PT_GNU_RELRO) continue;
+    const uintptr_t end = (info->dlpi_addr + p.p_vaddr + p.p_memsz) & ~(pageSize - 1);
+    return page < end ? PROT_READ : PROT_READ | PROT_WRITE;
+  }
+  return PROT_READ | PROT_WRITE;
+}
+
 bool writeEntry(const dl_phdr_info* info, void** slot, void* value) {
   if (*slot == value) return true;
   if (!inRelro(info, reinterpret_cast<uintptr_t>(slot))) {
@@ -77,12 +113,28 @@ bool writeEntry(const dl_phdr_info* info, void** slot, void* value) {
     __atomic_store_n(slot, value, __ATOMIC_RELEASE);
     return true;
   }
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  void* start = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(slot) & ~(page - 1));
-  if (::mprotect(start, page, PROT_READ | PROT_WRITE) != 0) return false;
+  const uintptr_t pageSize = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t page = reinterpret_cast<uintptr_t>(slot) & ~(pageSize - 1);
+  int protection = mappedProtection(page);
+  if (protection < 0) protection = loaderProtection(info, page, pageSize);
+  if (protection & PROT_WRITE) {  // the last, partial page: writable as it is
+    __atomic_store_n(slot, value, __ATOMIC_RELEASE);
+    return true;
+  }
+  void* start = reinterpret_cast<void*>(page);
+  // Sealed (mseal) or otherwise refused: this entry stays as it is.
+  if (::mprotect(start, pageSize, protection | PROT_WRITE) != 0) return false;
   __atomic_store_n(slot, value, __ATOMIC_RELEASE);
-  ::mprotect(start, page, PROT_READ);  // read-only again, as the loader left it
+  ::mprotect(start, pageSize, protection);  // exactly as the loader left it
   return true;
+}
+
+void noteRefused(GotPatchResult& result, const char* name) {
+  char* list = result.refusedObjects;
+  const size_t used = std::strlen(list);
+  if (name == nullptr || name[0] == '\0') name = "the program";
+  if (std::strstr(list, name) != nullptr) return;
+  std::snprintf(list + used, sizeof(result.refusedObjects) - used, "%s%s", used != 0 ? ", " : "", name);
 }
 
 void patchRelocations(const dl_phdr_info* info, const ElfW(Rela)* rela, size_t bytes, const ElfW(Sym)* symbols,
@@ -98,7 +150,10 @@ void patchRelocations(const dl_phdr_info* info, const ElfW(Rela)* rela, size_t b
       if (std::strcmp(name, walk.redirects[r].symbol) != 0) continue;
       void** slot = reinterpret_cast<void**>(info->dlpi_addr + rela[i].r_offset);
       if (writeEntry(info, slot, walk.redirects[r].replacement)) ++rewritten;
-      else ++walk.result.refused;
+      else {
+        ++walk.result.refused;
+        noteRefused(walk.result, info->dlpi_name);
+      }
       break;
     }
   }

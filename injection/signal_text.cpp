@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "core/own_threads.h"
@@ -17,6 +18,10 @@ constexpr size_t kPathBytes = 1024;
 char gJournal[kPathBytes];
 std::atomic<bool> gHasJournal{false};
 std::atomic<bool> gSealed{false};
+// "SIGTERM", "SIGRTMIN+3": made once, outside any handler (prepareNames).
+constexpr size_t kNameBytes = 24;
+char gNames[NSIG][kNameBytes];
+std::atomic<bool> gNamesReady{false};
 
 // A line assembled piece by piece in a fixed buffer; too long is cut.
 class Line {
@@ -68,17 +73,22 @@ void addJournal(Line& line) {
 }  // namespace
 
 const char* signalName(int sig) {
-  switch (sig) {
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
-    default: return "signal";
+  if (sig > 0 && sig < NSIG && gNames[sig][0] != '\0') return gNames[sig];
+  return "signal";
+}
+
+void prepareNames() {
+  if (gNamesReady.exchange(true)) return;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    char* name = gNames[sig];
+    const char* abbrev = ::sigabbrev_np(sig);
+    if (sig == SIGIO) abbrev = "IO";  // the name kill -l and most programs use
+    if (abbrev != nullptr) {
+      std::snprintf(name, kNameBytes, "SIG%s", abbrev);
+    } else if (sig >= SIGRTMIN && sig <= SIGRTMAX) {
+      if (sig == SIGRTMIN) std::snprintf(name, kNameBytes, "SIGRTMIN");
+      else std::snprintf(name, kNameBytes, "SIGRTMIN+%d", sig - SIGRTMIN);
+    }
   }
 }
 
@@ -113,12 +123,14 @@ void sayOwnFault(int sig, const siginfo_t* info, const char* threadName) {
   line.say();
 }
 
-void sayNotWritten(const char* what, int timeoutMs) {
+void sayNotWritten(const char* what, int stallMs) {
   Line line;
   line.add("cuptitrace: ")
       .add(what)
-      .add(": the trace was not written within ")
-      .number(static_cast<uint64_t>(timeoutMs / 1000))
+      .add(": the trace's writing made no progress for ")
+      .number(static_cast<uint64_t>(stallMs / 1000))
+      .add(".")
+      .number(static_cast<uint64_t>(stallMs % 1000 / 100))
       .add(" s, going on without it; ");
   addJournal(line);
   line.say();

@@ -6,8 +6,11 @@
 
 namespace cuptitrace::signal_text {
 
-// "SIGTERM", "SIGSEGV", ...; "signal" for others.
+// "SIGTERM", "SIGSEGV", "SIGRTMIN+2", ...; "signal" before prepareNames().
+// Async-signal-safe.
 const char* signalName(int sig);
+// Makes the names, outside any handler.
+void prepareNames();
 
 // The spill journal's path (copied; later calls replace it), and that it
 // now holds the whole trace. Called by the tracer, outside any handler.
@@ -19,9 +22,9 @@ void setJournalSealed();
 void sayCutShort(int sig);
 // A fault on one of the tracer's own threads: where, and what is kept.
 void sayOwnFault(int sig, const siginfo_t* info, const char* threadName);
-// The write was not done within `timeoutMs`: the process ends (or `what`
+// The write made no progress for `stallMs`: the process ends (or `what`
 // goes on) without it.
-void sayNotWritten(const char* what, int timeoutMs);
+void sayNotWritten(const char* what, int stallMs);
 // A fault about to end the process: the thread and the frames that led to
 // it, each as LIBRARY+OFFSET, so that a report says whose code faulted.
 void sayWhere(int sig, const siginfo_t* info);

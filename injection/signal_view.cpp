@@ -8,6 +8,9 @@
 
 #include "collectors/fork_guard.h"
 
+// sigset() and siginterrupt() are obsolescent, and still called.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace cuptitrace::signal_view {
 namespace {
 
@@ -18,15 +21,15 @@ namespace {
 constexpr unsigned kSlots = 8;
 struct View {
   std::atomic<bool> tracked{false};
+  std::atomic<Installer> installer{nullptr};
   std::atomic<unsigned> published{0};
   struct sigaction slots[kSlots];
 };
 View gViews[NSIG];
-std::atomic<Installer> gInstaller{nullptr};
-// The process that installed the handlers. A child made by vfork() shares
-// its memory with it, and its calls must not change the parent's view; a
-// child made by fork() has a copy of its own (inForkedChild()).
-std::atomic<pid_t> gOwner{0};
+// The process whose handlers these are. A child made by vfork() shares its
+// memory with it, and its calls must not change the parent's view; a child
+// made by fork() has a copy of its own (inForkedChild()).
+std::atomic<pid_t> gViewOwnerPid{0};
 
 bool validTracked(int sig) { return sig > 0 && sig < NSIG && gViews[sig].tracked.load(std::memory_order_acquire); }
 
@@ -39,14 +42,25 @@ void publish(int sig, const struct sigaction& a) {
 
 bool ignoredBy(const struct sigaction& a) { return !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_IGN; }
 
-bool sharesParentMemory() { return !inForkedChild() && ::getpid() != gOwner.load(std::memory_order_relaxed); }
+bool sharesParentMemory() { return !inForkedChild() && ::getpid() != gViewOwnerPid.load(std::memory_order_relaxed); }
+
+// The program's calls for `sig` go to the kernel untouched.
+bool passesThrough(int sig) { return !validTracked(sig) || sharesParentMemory(); }
+
+sighandler_t asSignalHandler(const struct sigaction& a) {
+  if (!(a.sa_flags & SA_SIGINFO)) return a.sa_handler;
+  sighandler_t handler;  // the same address, seen as the other kind of handler
+  static_assert(sizeof(handler) == sizeof(a.sa_sigaction));
+  std::memcpy(&handler, &a.sa_sigaction, sizeof(handler));
+  return handler;
+}
 
 }  // namespace
 
 void track(int sig, const struct sigaction& program, Installer installer) {
-  if (sig <= 0 || sig >= NSIG) return;
-  gInstaller.store(installer, std::memory_order_release);
-  gOwner.store(::getpid(), std::memory_order_relaxed);
+  if (sig <= 0 || sig >= NSIG || validTracked(sig)) return;
+  gViews[sig].installer.store(installer, std::memory_order_release);
+  gViewOwnerPid.store(::getpid(), std::memory_order_relaxed);
   publish(sig, program);
   gViews[sig].tracked.store(true, std::memory_order_release);
 }
@@ -63,7 +77,7 @@ bool hasOwnHandler(const struct sigaction& a) {
   return a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN;
 }
 
-void handlerRuns(int sig) {
+void resetIfOneShot(int sig) {
   struct sigaction a = current(sig);
   if (!(a.sa_flags & SA_RESETHAND)) return;
   a.sa_flags &= ~(SA_RESETHAND | SA_SIGINFO);
@@ -72,8 +86,8 @@ void handlerRuns(int sig) {
 }
 
 int programSigaction(int sig, const struct sigaction* act, struct sigaction* old) {
-  const Installer installer = gInstaller.load(std::memory_order_acquire);
-  if (!validTracked(sig) || installer == nullptr || sharesParentMemory()) return ::sigaction(sig, act, old);
+  if (passesThrough(sig)) return ::sigaction(sig, act, old);
+  const Installer installer = gViews[sig].installer.load(std::memory_order_acquire);
   const struct sigaction previous = current(sig);
   if (act != nullptr) {
     if (ignoredBy(*act)) {
@@ -104,23 +118,50 @@ sighandler_t installFromSignalCall(int sig, sighandler_t handler, bool sysv) {
   }
   struct sigaction old {};
   if (programSigaction(sig, &act, &old) != 0) return SIG_ERR;
-  if (!(old.sa_flags & SA_SIGINFO)) return old.sa_handler;
-  sighandler_t previous;  // the same address, seen as the other kind of handler
-  static_assert(sizeof(previous) == sizeof(old.sa_sigaction));
-  std::memcpy(&previous, &old.sa_sigaction, sizeof(previous));
-  return previous;
+  return asSignalHandler(old);
 }
 
 }  // namespace
 
 sighandler_t programSignal(int sig, sighandler_t handler) {
-  if (!validTracked(sig) || sharesParentMemory()) return ::signal(sig, handler);
+  if (passesThrough(sig)) return ::signal(sig, handler);
   return installFromSignalCall(sig, handler, false);
 }
 
 sighandler_t programSysvSignal(int sig, sighandler_t handler) {
-  if (!validTracked(sig) || sharesParentMemory()) return ::sysv_signal(sig, handler);
+  if (passesThrough(sig)) return ::sysv_signal(sig, handler);
   return installFromSignalCall(sig, handler, true);
+}
+
+// System V's sigset(): SIG_HOLD adds the signal to the thread's mask and
+// leaves the disposition; anything else sets it (no flags, an empty mask)
+// and takes the signal out of the mask. Answers SIG_HOLD when it was held.
+sighandler_t programSigset(int sig, sighandler_t disposition) {
+  if (passesThrough(sig)) return ::sigset(sig, disposition);
+  sigset_t one, before;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  if (disposition == SIG_HOLD) {
+    if (::pthread_sigmask(SIG_BLOCK, &one, &before) != 0) return SIG_ERR;
+    return sigismember(&before, sig) ? SIG_HOLD : asSignalHandler(current(sig));
+  }
+  struct sigaction act {};
+  act.sa_handler = disposition;
+  sigemptyset(&act.sa_mask);
+  struct sigaction old {};
+  if (programSigaction(sig, &act, &old) != 0) return SIG_ERR;
+  if (::pthread_sigmask(SIG_UNBLOCK, &one, &before) != 0) return SIG_ERR;
+  return sigismember(&before, sig) ? SIG_HOLD : asSignalHandler(old);
+}
+
+// siginterrupt(): whether the signal's handler interrupts blocking calls
+// (no SA_RESTART) or not, the disposition otherwise kept.
+int programSiginterrupt(int sig, int interrupt) {
+  if (passesThrough(sig)) return ::siginterrupt(sig, interrupt);
+  struct sigaction a = current(sig);
+  if (interrupt) a.sa_flags &= ~SA_RESTART;
+  else a.sa_flags |= SA_RESTART;
+  return programSigaction(sig, &a, nullptr);
 }
 
 }  // namespace cuptitrace::signal_view

@@ -20,7 +20,7 @@
 #include "core/own_threads.h"
 #include "core/version.h"
 #include "collectors/cupti_peers.h"
-#include "injection/exit_calls.h"
+#include "injection/redirected_calls.h"
 #include "injection/process_info.h"
 #include "injection/signal_text.h"
 #include "injection/signals.h"
@@ -43,11 +43,8 @@ void finishAtExit() {
   if (waitForSignalEnding()) return;
   Tracer::instance().finish();
 }
-// On the watcher thread: 0 for an exit call (_exit, quick_exit).
-void writeAtSignal(int sig) {
-  if (sig == 0) Tracer::instance().finish();
-  else Tracer::instance().finishAtSignal(sig);
-}
+// On the watcher thread.
+void writeAtEnding(const Ending& ending) { Tracer::instance().finishAtEnding(ending); }
 
 // CUPTI's clock, carried on once CUPTI is detached (collectors/cupti_detach.h).
 uint64_t cuptiNow() { return traceClockNs(); }
@@ -89,9 +86,9 @@ void Tracer::start() {
         // write the parent's records (collectors/fork_guard.h).
         installForkGuard(config_.logLevel >= LogLevel::Warn);
         std::atexit(finishAtExit);
-        installSignalHandlers(writeAtSignal);
+        installSignalHandlers(writeAtEnding);
         // After the handlers: the program's later signal calls keep them.
-        redirectExitCalls();
+        redirectProgramCalls();
       }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "cuptitrace: tracing is off for this process: %s\n", e.what());
@@ -329,22 +326,23 @@ void Tracer::stopGpuMetricsAtExit() {
   }
 }
 
-void Tracer::finish() { finishWith(0); }
+void Tracer::finish() { finishWith(Ending{}); }
 
-void Tracer::finishAtSignal(int sig) {
+void Tracer::finishAtEnding(const Ending& ending) {
   if (!active_ || inForkedChild()) return;
-  std::fprintf(stderr, "cuptitrace: %s: writing the trace, then ending as the signal would\n",
-               signal_text::signalName(sig));
-  finishWith(sig);
+  if (ending.kind == EndingKind::Signal || ending.kind == EndingKind::Fault)
+    std::fprintf(stderr, "cuptitrace: %s: writing the trace, then ending as the signal would\n",
+                 signal_text::signalName(ending.sig));
+  finishWith(ending);
 }
 
-void Tracer::finishWith(int sig) {
+void Tracer::finishWith(const Ending& ending) {
   if (!active_) return;
   if (inForkedChild()) {
     announceForkedChild();
     return;
   }
-  std::call_once(finishOnce_, [this, sig] {
+  std::call_once(finishOnce_, [this, ending] {
     // A fault from here on is the tracer's (injection/signals.h).
     registerOwnThread("trace writer");
     // The export's own file writes and locks are not the program's calls.
@@ -352,19 +350,21 @@ void Tracer::finishWith(int sig) {
     const osrt::TracerScope ours;
     try {
       finishCollection();
-      // Ended by a signal, the process may be killed while it writes (Slurm
-      // sends SIGKILL 30 s after SIGTERM): the journal takes everything
+      // Ended by a signal, _exit or exec, the process may be killed while it
+      // writes (Slurm sends SIGKILL 30 s after SIGTERM; a waiting thread
+      // gives up on a writer that stalls): the journal takes everything
       // first, on disk, for `cuptitrace recover`. Without one, the native
       // trace (compact, complete) is written first, asked for or not.
+      const bool durableFirst = writesDurableFirst(ending);
       bool durable = false;
-      if (sig != 0 && sealSpillJournal(trace_)) {
+      if (durableFirst && sealSpillJournal(trace_)) {
         durable = true;
         trace_.counters["spill.sealed"] = 1;
         noteJournalSealed();
         std::fprintf(stderr, "cuptitrace: %s holds the whole trace until the outputs are written\n",
                      trace_.store.spillFile()->path().c_str());
       }
-      writeOutputs(sig != 0 && !durable);
+      writeOutputs(durableFirst && !durable);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "cuptitrace: could not write the trace: %s\n", e.what());
     } catch (...) {

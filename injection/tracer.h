@@ -21,6 +21,7 @@
 #include "core/output_name.h"
 #include "core/fault_boundary.h"
 #include "core/trace.h"
+#include "injection/ending.h"
 
 namespace cuptitrace {
 
@@ -34,9 +35,11 @@ class Tracer {
   void start();
   // Stops collection and writes the outputs; runs once, at exit.
   void finish();
-  // The same, for a signal about to end the process (on the watcher thread):
-  // says so, and puts the whole trace in the spill journal before the outputs.
-  void finishAtSignal(int sig);
+  // The same, on the watcher thread, for an ending that skips the exit
+  // handlers (a signal, a fault, _exit, exec): the whole trace goes to the
+  // spill journal (or the native trace) before the outputs; a signal's
+  // ending is said first.
+  void finishAtEnding(const Ending& ending);
   bool active() const { return active_.load(); }
   // The public API's ids and scopes; nullptr when tracing is off.
   ExternalIds* externalIds() { return active() ? externalIds_.get() : nullptr; }
@@ -66,7 +69,7 @@ class Tracer {
   void useOutputDirectory(const OutputNameInputs& inputs);
   void startOsrt();
   void startGpuMetrics();
-  void finishWith(int sig);  // sig 0: a normal exit
+  void finishWith(const Ending& ending);
   void finishCollection();
   // `nativeFirst`: the native trace first, even if not asked for (an ending
   // by signal with no journal to hold the trace meanwhile).

@@ -14,6 +14,13 @@
 //               main blocks in read(): the signal must interrupt
 //               it (EINTR), as untraced                          -> 8
 //   read-late   the same, the handler installed after CUDA       -> 8
+//   segv-once   a SIGSEGV handler that logs and returns, installed
+//               one-shot (SA_RESETHAND) before CUDA; then a fault:
+//               the handler once, the fault again ends it    -> SIGSEGV
+//   alarm       alarm(1) left at its default                     -> SIGALRM
+//   pipe        writes lines to stdout until a write fails (exit
+//               5); piped into head, SIGPIPE ends it first   -> SIGPIPE
+//   execlp      becomes `sh -c 'exit 4'` through execlp      -> 4
 #include <signal.h>
 #include <unistd.h>
 
@@ -42,6 +49,11 @@ void installFlagHandler() {
   sigemptyset(&a.sa_mask);
   a.sa_flags = 0;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &a, nullptr);
+}
+
+void logFault(int) {
+  static const char kLine[] = "fault handler ran\n";
+  (void)write(2, kLine, sizeof(kLine) - 1);
 }
 
 bool is(const char* mode, const char* name) { return std::strcmp(mode, name) == 0; }
@@ -75,6 +87,13 @@ bool is(const char* mode, const char* name) { return std::strcmp(mode, name) == 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "exit";
   if (is(mode, "reraise-early") || is(mode, "read")) installFlagHandler();
+  if (is(mode, "segv-once")) {
+    struct sigaction a {};
+    a.sa_handler = logFault;
+    sigemptyset(&a.sa_mask);
+    a.sa_flags = SA_RESETHAND;
+    sigaction(SIGSEGV, &a, nullptr);
+  }
   sample::requireGpuAndWarmUp(argv[0]);
   int* d = nullptr;
   CHECK_CUDA(cudaMalloc(&d, 64 * sizeof(int)));
@@ -92,7 +111,22 @@ int main(int argc, char** argv) {
   if (is(mode, "terminate")) throw std::runtime_error("an exception nobody catches");
   if (is(mode, "reraise") || is(mode, "reraise-early")) reraise();
   if (is(mode, "read") || is(mode, "read-late")) blockInRead();
-  if (is(mode, "wait")) {
+  if (is(mode, "segv-once")) *static_cast<volatile int*>(nullptr) = 1;
+  if (is(mode, "alarm")) alarm(1);
+  if (is(mode, "pipe")) {
+    for (;;) {
+      if (write(1, "y\n", 2) < 0) {
+        std::fprintf(stderr, "endings: write failed: %s\n", std::strerror(errno));
+        return 5;
+      }
+    }
+  }
+  if (is(mode, "execlp")) {
+    execlp("sh", "sh", "-c", "exit 4", static_cast<char*>(nullptr));
+    std::fprintf(stderr, "endings: execlp failed: %s\n", std::strerror(errno));
+    return 1;
+  }
+  if (is(mode, "wait") || is(mode, "alarm")) {
     for (int i = 0; i < 120; ++i) sleep(1);
     std::fprintf(stderr, "endings: no signal came\n");
     return 1;

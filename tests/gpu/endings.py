@@ -10,9 +10,14 @@ then:
   loop       launches without end, printing           -> the same; `launched=N` after each sync
   queue      blocks in queue.Queue().get(); Ctrl-C must interrupt it: its
              KeyboardInterrupt handler prints and exits 9 -> 9
+  subprocess subprocess.check_output(["echo", "hello"], stderr=STDOUT) with
+             three made-up folders in front of PATH; prints what came back,
+             as `OUTPUT repr`                             -> 0
+  execvp     os.execvp("echo", ...) along the same PATH   -> echo's 0
 """
 import os
 import queue
+import subprocess
 import sys
 import time
 
@@ -51,6 +56,15 @@ def main():
             torch.cuda.synchronize()
             print(f"launched={launched} rank={rank or 0}", flush=True)
         sys.exit(1)
+    if mode in ("subprocess", "execvp"):
+        misses = ["/nonexistent/one", "/nonexistent/two", "/nonexistent/three"]
+        os.environ["PATH"] = os.pathsep.join(misses + [os.environ.get("PATH", "/usr/bin:/bin")])
+        if mode == "subprocess":
+            out = subprocess.check_output(["echo", "hello"], stderr=subprocess.STDOUT)
+            print(f"OUTPUT {out!r}", flush=True)
+            return
+        sys.stdout.flush()
+        os.execvp("echo", ["echo", "exec'd"])
     if mode == "queue":
         try:
             queue.Queue().get()

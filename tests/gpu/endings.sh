@@ -116,6 +116,49 @@ for entry in wait:INT:130 wait:TERM:143 wait:HUP:129 reraise:INT:130 reraise:TER
   for how in env cmd; do row "c++ $mode, SIG$sig to process and group ($how)" "cxx-$mode-$sig-$how" "$want" spin 20 1; done
 done
 
+# ---- C++: endings that reached no trace before ------------------------------
+# segv-once: a one-shot SIGSEGV handler (SA_RESETHAND) from before CUDA logs
+# and returns: untraced the fault comes back and dumps core. alarm: SIGALRM
+# left at its default. execlp: exec through a variadic call.
+for entry in segv-once:139 alarm:142 execlp:4; do
+  mode=${entry%%:*} want=${entry#*:}
+  launch plain "cxx-$mode-plain" "$samples/endings" "$mode"; finish "cxx-$mode-plain"
+  check "c++ $mode untraced: exit $(rc_of "cxx-$mode-plain") (want $want)" [ "$(rc_of "cxx-$mode-plain")" = "$want" ]
+  for how in env cmd; do
+    launch "$how" "cxx-$mode-$how" "$samples/endings" "$mode"; finish "cxx-$mode-$how"
+    row "c++ $mode ($how)" "cxx-$mode-$how" "$want" spin 20 1
+  done
+done
+for how in env cmd; do
+  ran=$(grep -c "fault handler ran" "$out/cxx-segv-once-$how.err")
+  check "c++ segv-once ($how): the one-shot handler ran once ($ran)" [ "$ran" = 1 ]
+done
+# Slurm's --signal=USR1, LSF's USR2, a real-time signal: to the process and its group.
+for sig in USR1 USR2 RTMIN+2; do
+  want=$((128 + $(signum "$sig")))
+  for how in plain env cmd; do
+    name=cxx-wait-$sig-$how
+    launch "$how" "$name" "$samples/endings" wait
+    wait_ready "$name" || echo "     $name: never ready"
+    send_twice "$sig" "$pid"
+    finish "$name"
+  done
+  check "c++ wait SIG$sig untraced: exit $(rc_of "cxx-wait-$sig-plain") (want $want)" [ "$(rc_of "cxx-wait-$sig-plain")" = "$want" ]
+  for how in env cmd; do row "c++ wait, SIG$sig to process and group ($how)" "cxx-wait-$sig-$how" "$want" spin 20 1; done
+done
+# A program piped into head: SIGPIPE on the thread that wrote, which must not go on.
+for how in plain env cmd; do
+  name=cxx-pipe-$how
+  how_to_run "$how" "$out/$name" "$samples/endings" pipe
+  "${cmd[@]}" 2>"$out/$name.err" </dev/null | head -c 1000 >"$out/$name.out"
+  echo "${PIPESTATUS[0]}" >"$out/$name.rc"
+done
+check "c++ pipe untraced: exit $(rc_of cxx-pipe-plain) (want 141)" [ "$(rc_of cxx-pipe-plain)" = 141 ]
+for how in env cmd; do
+  row "c++ pipe into head ($how)" "cxx-pipe-$how" 141 spin 20 1
+  check "c++ pipe ($how): the thread that wrote did not go on" bash -c "! grep -q 'write failed' '$out/cxx-pipe-$how.err'"
+done
+
 # ---- C++: `timeout` on 8 threads inside CUDA calls --------------------------
 for sig in TERM INT; do
   want=$((128 + $(signum "$sig")))
@@ -151,6 +194,29 @@ for entry in return:0 exit:3 exception:1 os_exit:4; do
     launch "$how" "py-$mode-$how" "${py[@]}" "$mode"; finish "py-$mode-$how"
     row "python $mode ($how)" "py-$mode-$how" "$want" add 20 1
   done
+done
+# subprocess and os.execvp along a PATH with three misses: the program's own
+# output, byte for byte as untraced, and no line of ours about an exec.
+for mode in subprocess execvp; do
+  launch plain "py-$mode-plain" "${py[@]}" "$mode"; finish "py-$mode-plain"
+  grep -E "^(OUTPUT|exec'd)" "$out/py-$mode-plain.out" >"$out/py-$mode-plain.own"
+  check "python $mode untraced: $(cat "$out/py-$mode-plain.own")" [ -s "$out/py-$mode-plain.own" ]
+  for how in env cmd; do
+    name=py-$mode-$how
+    launch "$how" "$name" "${py[@]}" "$mode"; finish "$name"
+    row "python $mode, PATH with misses ($how)" "$name" 0 add 20 1
+    grep -E "^(OUTPUT|exec'd)" "$out/$name.out" >"$out/$name.own"
+    check "python $mode ($how): its output as untraced ($(cat "$out/$name.own")), no exec line of ours" \
+      bash -c "cmp -s '$out/py-$mode-plain.own' '$out/$name.own' && ! grep -q 'exec.*failed' '$out/$name.err'"
+  done
+done
+# os._exit with a journal: sealed (the whole trace on disk) before the outputs.
+for how in env cmd; do
+  name=py-os_exit-spill-$how
+  CUPTITRACE_SPILL=always launch "$how" "$name" "${py[@]}" os_exit; finish "$name"
+  row "python os_exit, CUPTITRACE_SPILL=always ($how)" "$name" 4 add 20 1
+  check "python os_exit ($how): the journal sealed before the outputs" \
+    grep -q "holds the whole trace until the outputs are written" "$out/$name.err"
 done
 # sleep: SIGINT becomes KeyboardInterrupt; CPython finalizes, sets SIG_DFL and
 # raises it again. loop: the same while launching. queue: Ctrl-C must

@@ -16,7 +16,7 @@ check() {  # check DESCRIPTION CONDITION...
 # run MODE WRITE_MS [JOURNAL]: status in $rc, writes in $writes, stderr in $err
 run() {
   local mode=$1 ms=$2
-  "$probe" "$sink" "$out/$mode.log" "$ms" "$mode" ${3:+"$3"} >"$out/$mode.out" 2>"$out/$mode.err"
+  "$probe" "$sink" "$out/$mode.log" "$ms" "$mode" ${3:+"$3"} >"$out/$mode.out" 2>"$out/$mode.err" </dev/null
   rc=$?
   writes=$(cat "$out/$mode.log" 2>/dev/null | tr '\n' ' ')
   err=$(cat "$out/$mode.err")
@@ -24,7 +24,7 @@ run() {
 
 run twice 300
 check "SIGTERM to the process twice at once: one write, killed by SIGTERM (exit $rc, wrote: $writes)" \
-  [ "$rc" -eq 143 -a "$writes" = "wrote 15 " ]
+  [ "$rc" -eq 143 -a "$writes" = "wrote signal 15 durable " ]
 
 : >"$out/journal.spill"
 run again 5000 "$out/journal.spill"
@@ -34,12 +34,12 @@ check "SIGINT again: one line says so and how to recover" \
 
 run reraise 100
 check "a handler of the program's, then SIG_DFL and raise: one write, killed by SIGINT (exit $rc, wrote: $writes)" \
-  [ "$rc" -eq 130 -a "$writes" = "wrote 2 " ]
+  [ "$rc" -eq 130 -a "$writes" = "wrote signal 2 durable " ]
 check "reraise: the program's handler ran" grep -q "handled 2" "$out/reraise.out"
 
 run resethand 100
 check "SA_RESETHAND: the handler runs once, the second SIGTERM ends it with a write (exit $rc, wrote: $writes)" \
-  [ "$rc" -eq 143 -a "$writes" = "wrote 15 " ]
+  [ "$rc" -eq 143 -a "$writes" = "wrote signal 15 durable " ]
 
 for mode in read read-early; do
   run "$mode" 100
@@ -47,20 +47,33 @@ for mode in read read-early; do
     [ "$rc" -eq 8 ]
 done
 
-for entry in _exit:4 Exit:6 quick_exit:7; do
-  mode=${entry%%:*} want=${entry#*:}
+for entry in _exit:4:_exit Exit:6:_Exit quick_exit:7:quick_exit; do
+  IFS=: read -r mode want call <<<"$entry"
   run "$mode" 300
-  check "$mode: the trace written before the process ends (exit $rc, want $want; wrote: $writes)" \
-    [ "$rc" -eq "$want" -a "$writes" = "wrote 0 " ]
+  check "$mode: the trace made durable and written before the process ends (exit $rc, want $want; wrote: $writes)" \
+    [ "$rc" -eq "$want" -a "$writes" = "wrote exit-call $call durable " ]
 done
 
 run exec 100
 check "exec: the trace written before the process becomes another (exit $rc of /bin/true, wrote: $writes)" \
-  [ "$rc" -eq 0 -a "$writes" = "wrote 0 " ]
+  [ "$rc" -eq 0 -a "$writes" = "wrote exec execv durable " ]
 run exec-fail 0
-check "exec that fails: written, said, the program goes on (exit $rc, wrote: $writes)" \
-  [ "$rc" -eq 5 -a "$writes" = "wrote 0 " ]
-check "exec that fails: one line says the program goes on untraced" grep -q "execv failed after the trace was written" "$out/exec-fail.err"
+check "exec of a missing file: nothing written, nothing said, the program goes on (exit $rc, wrote: '$writes')" \
+  [ "$rc" -eq 5 -a -z "$writes" -a ! -s "$out/exec-fail.err" ]
+printf 'not a program\n' >"$out/noexec" && chmod 755 "$out/noexec"
+run exec-noexec 0 "$out/noexec"
+check "exec of an executable that is no program: written, then exec fails; the program goes on (exit $rc, wrote: $writes)" \
+  [ "$rc" -eq 5 -a "$writes" = "wrote exec execv durable " ]
+check "exec that fails after the write: one line says where the trace ends" \
+  grep -q "^cuptitrace: execv of $out/noexec failed (Exec format error) after the trace was written" "$out/exec-noexec.err"
+
+# The exec calls the C library makes of its own reach the tracer too.
+for entry in execl:3 execlp:4 execle:9 fexecve:5 execveat:6; do
+  mode=${entry%%:*} want=${entry#*:}
+  run "$mode" 100
+  check "$mode: the trace written first, the arguments passed on (exit $rc, want $want; wrote: $writes)" \
+    [ "$rc" -eq "$want" -a "$writes" = "wrote exec $mode durable " ]
+done
 
 run view 0
 check "the program sees its own dispositions, the kernel runs the tracer's (exit $rc: $(cat "$out/view.out"))" [ "$rc" -eq 0 ]
