@@ -45,14 +45,16 @@ Command recipeForm(RecipeArgs& a) {
     footer += "  " + name + r.description + "\n";
   }
   footer +=
-      "\nWithout --scheduler, a local cluster of --workers processes (default: one per\n"
-      "core) starts and stops with the command. With it, the traces and this cuptitrace\n"
-      "must be at the same paths on the workers (a shared file system).\n"
+      "\nWithout --scheduler, a local cluster of --workers workers (default: one per\n"
+      "core) starts and stops with the command, inside it: it opens no socket another\n"
+      "user could reach. With it, the traces and this cuptitrace must be at the same\n"
+      "paths on the workers (a shared file system). A trace whose task fails is named,\n"
+      "with why, and the reports cover the others.\n"
       "Python: CUPTITRACE_PYTHON, else the first of python3 and /usr/bin/python3 that has\n"
       "dask and distributed (Debian: python3-dask python3-distributed).";
   c.footer = footer;
   c.options = {
-      {"--workers", "N", "local cluster: worker processes (default: one per core)", &a.workers},
+      {"--workers", "N", "local cluster: workers (default: one per core)", &a.workers},
       {"--scheduler", "ADDRESS", "an existing Dask scheduler (tcp://HOST:PORT) instead", &a.scheduler},
       {"--wait", "SECONDS", "with --scheduler: how long to wait for it and for a first\nworker (default 60)", &a.wait},
       {"--format", "FORMAT", "table (default), csv or json", &a.format},

@@ -32,6 +32,29 @@ std::vector<std::string> tokens(std::string_view name) {
 
 bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
+bool allLetters(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+}
+
+// A whole name part that names a matrix (Tensor Core) instruction, as cuBLAS, cuDNN and CUTLASS
+// spell them: the instruction ("hmma", "wgmma", "tensorop"), the MMA shape between the types and
+// the routine ("s16816gemm", "h884gemm", "h1688cudnn", "i8816gemm"), or CUTLASS's and cuDNN's
+// "tensor16x8x16". A shape alone ("16832") is a number, not one.
+bool isMatrixInstruction(const std::string& t) {
+  for (const std::string_view mark : {"hmma", "imma", "gmma", "hgmma", "wgmma", "wmma", "mma", "tensorop", "fmha"})
+    if (t == mark) return true;
+  if (t.compare(0, 4, "fmha") == 0) return true;  // fmha_cutlassF_..., fmha_v2_...
+  if (t.size() > 6 && t.compare(0, 6, "tensor") == 0 && std::isdigit(static_cast<unsigned char>(t[6]))) return true;
+  for (const std::string_view shape : {"884", "1688", "8816", "8832", "16816", "16832", "16864"}) {
+    const size_t at = t.find(shape);
+    if (at == std::string::npos) continue;
+    // A type's letter or two (or none) before, a routine's letters after: s16816gemm, h1688cudnn.
+    const std::string_view before(t.data(), at), after(t.data() + at + shape.size(), t.size() - at - shape.size());
+    if (before.size() <= 2 && allLetters(before) && !after.empty() && allLetters(after)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* occupancyLimitName(OccupancyLimit limit) {
@@ -99,14 +122,16 @@ KernelOccupancy kernelOccupancy(const KernelRecord& k, const DeviceInfo& d) {
 
 bool usesTensorCores(std::string_view name) {
   const std::vector<std::string> ts = tokens(name);
+  // Triton's and Inductor's kernels ("triton_poi_fused_add_16832") name what they fuse; their
+  // digits are sizes and counters, never matrix instructions.
+  if (!ts.empty() && ts.front() == "triton") return false;
   bool typed = false;     // a GEMM family that names its data types
   bool lowPrecision = false;
   for (size_t i = 0; i < ts.size(); ++i) {
     const std::string& t = ts[i];
-    for (const std::string_view mark : {"hmma", "imma", "gmma", "wmma", "tensorop", "1688", "16816", "16832",
-                                        "884gemm", "flash", "fmha"})
-      if (contains(t, mark)) return true;
-    if (t == "mma") return true;
+    if (isMatrixInstruction(t)) return true;
+    // FlashAttention's kernels: flash_fwd_kernel, flash_bwd_dq_dk_dv_loop_kernel, flash_fwd_splitkv_kernel.
+    if (t == "flash" && i + 1 < ts.size() && (ts[i + 1] == "fwd" || ts[i + 1] == "bwd")) return true;
     if (contains(t, "xmma") || contains(t, "cutlass") || contains(t, "gemm")) typed = true;
     if (t == "nvjet") {
       // cuBLAS's nvjet kernels ("nvjet_sm90_hsh_..."): past the architecture, the next part's

@@ -50,10 +50,13 @@ KernelOccupancy kernelOccupancy(const KernelRecord& k, const DeviceInfo& d);
 KernelOccupancy theoreticalOccupancy(uint32_t threads, uint32_t registers, uint64_t sharedBytes,
                                      const DeviceInfo& d);
 
-// Whether a kernel runs on Tensor Cores, by its (demangled) name: cuBLAS, cuDNN, CUTLASS and
-// FlashAttention kernels name their matrix instructions (hmma, imma, gmma, tensorop, 16816, ...)
-// or their data types (xmma and nvjet kernels: f16, bf16, tf32, fp8). Triton's and other
-// generated kernels do not say: they count as not.
+// Whether a kernel runs on Tensor Cores, by its (demangled) name, read as parts between
+// non-alphanumerics: cuBLAS, cuDNN and CUTLASS kernels name their matrix instruction as a whole
+// part (hmma, imma, gmma, wgmma, tensorop, tensor16x8x16) or the MMA shape fused with the routine
+// (s16816gemm, h884gemm, h1688cudnn), or name their data types (xmma, cutlass, gemm and nvjet
+// kernels: f16, bf16, tf32, fp8); FlashAttention's are flash_fwd_* and flash_bwd_*, and fused
+// multi-head attention fmha*. A number alone is never a shape. Triton's and Inductor's kernels
+// (triton_*) do not say: they count as not.
 bool usesTensorCores(std::string_view name);
 
 }  // namespace cuptitrace::reports

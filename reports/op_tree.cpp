@@ -47,35 +47,80 @@ OpTree::OpTree(const Trace& trace) : trace_(trace) {
   trace.store.records<MemsetRecord>().forEach(
       [&](const MemsetRecord& m) { attribute(m.correlationId, m.start, m.end, false); });
 
-  // Backward nodes to forward operators. Every operator run with autograd on
-  // carries the number the next backward node will get, so several do (the
-  // ones before the node is made, and those nested in its maker); the node's
-  // maker is the last outermost forward operator with its number (nested:
-  // inside an operator with the same number).
-  std::vector<uint32_t> byStart(rs.size());
-  for (uint32_t i = 0; i < byStart.size(); ++i) byStart[i] = i;
-  std::sort(byStart.begin(), byStart.end(), [&](uint32_t a, uint32_t b) {
-    return rs[a].start < rs[b].start || (rs[a].start == rs[b].start && rs[a].end > rs[b].end);
-  });
-  std::vector<int64_t> seqs(rs.size(), -1);
-  std::vector<uint8_t> backward(rs.size(), 0);
+  std::vector<TorchRange> texts(rs.size());
+  for (uint32_t i = 0; i < rs.size(); ++i) texts[i] = parsed(i);
+  mergeSameNamedChildren(texts);
+  linkBackward(texts);
+}
+
+void OpTree::mergeSameNamedChildren(const std::vector<TorchRange>& texts) {
+  // As PyTorch's profiler does before it counts (EventList's removal of duplicate nodes): an
+  // operator whose only child has its name is one call with it ("aten::set_" of a tensor calling
+  // aten::set_ of its storage), the child's children and GPU work its own. Ranges are in
+  // thread order, each parent before its children, so a chain folds into its top.
+  const auto& rs = ranges_.ranges();
+  std::vector<uint32_t> children(rs.size(), 0);
+  for (const ThreadRange& r : rs)
+    if (r.parent != kNoRange) ++children[r.parent];
   for (uint32_t i = 0; i < rs.size(); ++i) {
-    const TorchRange t = parsed(i);
-    seqs[i] = t.seq;
-    backward[i] = t.backward ? 1 : 0;
+    if (rs[i].parent == kNoRange) continue;
+    const uint32_t p = times_[rs[i].parent].mergedInto != kNoRange ? times_[rs[i].parent].mergedInto : rs[i].parent;
+    if (children[p] != 1 || texts[p].name != texts[i].name) continue;
+    times_[i].mergedInto = p;
+    children[p] = children[i];
+    times_[p].hostSelf += times_[i].hostSelf;
+    times_[p].deviceSelf += times_[i].deviceSelf;
+    times_[p].kernelsSelf += times_[i].kernelsSelf;
+    ++merged_;
   }
-  std::unordered_map<int64_t, uint32_t> forwardBySeq;
-  for (const uint32_t i : byStart) {
-    if (seqs[i] < 0 || backward[i]) continue;
+}
+
+void OpTree::linkBackward(const std::vector<TorchRange>& texts) {
+  // Backward nodes to forward operators. PyTorch numbers the backward nodes
+  // a thread makes in sequence, each thread on its own, and every operator
+  // run with autograd on carries the number the thread's next node will get,
+  // so several do (the ones before the node is made, and those nested in its
+  // maker); the node's maker is the last outermost forward operator of its
+  // thread with its number (nested: inside an operator with the same number).
+  // PyTorch links a node to its maker by the forward thread and the number;
+  // the node's range names the number only, so the forward thread is the
+  // node's own where it ran operators with that number before (backward on
+  // the CPU runs on the calling thread), else, of the threads that did, one
+  // that was running no operator when the node started (blocked in
+  // backward()), the one whose candidate came last.
+  const auto& rs = ranges_.ranges();
+  std::unordered_map<int64_t, std::vector<uint32_t>> forwardBySeq;  // candidates, by start
+  for (uint32_t i = 0; i < rs.size(); ++i) {
+    if (texts[i].seq < 0 || texts[i].backward || times_[i].mergedInto != kNoRange) continue;
     const uint32_t p = rs[i].parent;
-    if (p != kNoRange && seqs[p] == seqs[i] && !backward[p]) continue;
-    forwardBySeq[seqs[i]] = i;
+    if (p != kNoRange && texts[p].seq == texts[i].seq && !texts[p].backward) continue;
+    forwardBySeq[texts[i].seq].push_back(i);
   }
+  for (auto& [seq, list] : forwardBySeq)
+    std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) { return rs[a].start < rs[b].start; });
   for (uint32_t i = 0; i < rs.size(); ++i) {
-    if (seqs[i] < 0 || !backward[i]) continue;
-    const auto it = forwardBySeq.find(seqs[i]);
-    if (it == forwardBySeq.end() || rs[it->second].start > rs[i].start) continue;
-    times_[i].forward = it->second;
+    if (texts[i].seq < 0 || !texts[i].backward) continue;
+    const auto it = forwardBySeq.find(texts[i].seq);
+    if (it == forwardBySeq.end()) continue;
+    // Each thread's last candidate started at or before the node.
+    std::unordered_map<uint32_t, uint32_t> lastByThread;
+    for (const uint32_t f : it->second) {
+      if (rs[f].start > rs[i].start) break;
+      lastByThread[rs[f].threadId] = f;
+    }
+    uint32_t pick = kNoRange;
+    if (const auto own = lastByThread.find(rs[i].threadId); own != lastByThread.end()) {
+      pick = own->second;
+    } else {
+      bool pickIdle = false;
+      for (const auto& [thread, f] : lastByThread) {
+        const bool idle = ranges_.innermost(thread, rs[i].start) == kNoRange;
+        if (pick == kNoRange || idle > pickIdle || (idle == pickIdle && rs[f].start > rs[pick].start))
+          pick = f, pickIdle = idle;
+      }
+    }
+    if (pick == kNoRange) continue;
+    times_[i].forward = pick;
     ++linked_;
   }
 }

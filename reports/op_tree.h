@@ -5,6 +5,9 @@
 // self time, and device total time of it and every operator around it, as
 // the PyTorch profiler counts "Self CUDA" and "CUDA total". Host self time
 // is an operator's time less that of the operators directly inside it.
+// An operator whose only child has its name is one call with it, as the
+// PyTorch profiler counts them. A backward node is linked to the forward
+// operator that made it, by thread and sequence number.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +23,10 @@ struct OpTimes {
   uint64_t hostSelf = 0;
   uint64_t deviceSelf = 0, deviceTotal = 0;
   uint64_t kernelsSelf = 0;  // kernels launched directly inside it
-  uint32_t forward = kNoRange;  // a backward node's forward operator (same sequence number)
+  uint32_t forward = kNoRange;  // a backward node's forward operator (same thread's sequence number)
+  // The operator this one is counted in: it is the only child of one with its name (op_tree.cpp);
+  // its self times are added there. kNoRange for operators counted as calls of their own.
+  uint32_t mergedInto = kNoRange;
 };
 
 class OpTree {
@@ -39,12 +45,17 @@ class OpTree {
   uint64_t insideTime() const { return insideTime_; }
   // Backward nodes linked to their forward operator.
   uint64_t linkedBackward() const { return linked_; }
+  // Operators counted in a same-named parent (OpTimes::mergedInto).
+  uint64_t mergedCalls() const { return merged_; }
 
  private:
+  void mergeSameNamedChildren(const std::vector<TorchRange>& texts);
+  void linkBackward(const std::vector<TorchRange>& texts);
+
   const Trace& trace_;
   ThreadRanges ranges_;
   std::vector<OpTimes> times_;
-  uint64_t outsideRecords_ = 0, outsideTime_ = 0, insideTime_ = 0, linked_ = 0;
+  uint64_t outsideRecords_ = 0, outsideTime_ = 0, insideTime_ = 0, linked_ = 0, merged_ = 0;
 };
 
 }  // namespace cuptitrace::reports

@@ -122,7 +122,8 @@ class ReportData {
   // the kernels, copies, sets, API calls and synchronization records.
   std::vector<CategoryTimes> splitTime(const std::vector<Interval>& windows);
   // The steps, found once (steps.h), and the time of each category in each
-  // (the breakdown's and the findings' sweep, made once).
+  // (the breakdown's and the findings' sweep, made once); the warm-up's, when
+  // there is one, after the steps'.
   const Steps& steps();
   const std::vector<CategoryTimes>& stepSplits();
   // Per device over the steps (report_gpu_kernels.cpp), made once.

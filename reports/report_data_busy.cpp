@@ -199,6 +199,7 @@ const std::vector<CategoryTimes>& ReportData::stepSplits() {
   std::vector<Interval> windows;
   windows.reserve(steps().steps.size());
   for (const Step& s : steps().steps) windows.push_back({s.start, s.end});
+  if (steps().warmup) windows.push_back({steps().warmup->start, steps().warmup->end});  // last, after the steps
   stepSplits_ = windows.empty() ? std::vector<CategoryTimes>{} : splitTime(windows);
   return *stepSplits_;
 }

@@ -46,8 +46,29 @@ uint64_t unionLength(std::vector<Interval>& v) {
   return total;
 }
 
+// Kernels' SM efficiencies summed over time slices, each slice's sum capped at 1, as the
+// PyTorch profiler's GPU metrics do: overlapping kernels can fill the SMs, never more than fill them.
+struct Edge {
+  uint64_t at;
+  double efficiency;  // + where a kernel starts, - where it ends
+};
+
+double cappedEfficiencyTime(std::vector<Edge>& edges) {
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
+  double level = 0, total = 0;
+  uint64_t prev = 0;
+  for (size_t i = 0; i < edges.size();) {
+    const uint64_t at = edges[i].at;
+    if (i > 0) total += std::min(std::max(level, 0.0), 1.0) * static_cast<double>(at - prev);
+    for (; i < edges.size() && edges[i].at == at; ++i) level += edges[i].efficiency;
+    prev = at;
+  }
+  return total;
+}
+
 const char* kFormulaNote =
-    "Est. SM efficiency: the time-weighted min(grid blocks / SMs, 1) of the kernels over the span; "
+    "Est. SM efficiency: min(grid blocks / SMs, 1) of each kernel, summed over the kernels running "
+    "at each moment and capped at 1, averaged over the span; "
     "est. achieved occupancy: the kernel-time-weighted min(active blocks per SM, grid blocks / SMs) "
     "x threads per block / max threads per SM (the PyTorch profiler's estimates); active blocks per "
     "SM and theoretical occupancy by CUDA's occupancy calculator's rules from the block size, "
@@ -61,8 +82,9 @@ std::vector<DeviceSummary> summarizeDevices(ReportData& data) {
   struct Dev {
     DeviceSummary s;
     uint64_t first = UINT64_MAX, last = 0;
-    double smWeighted = 0, occWeighted = 0, occTime = 0;
+    double occWeighted = 0, occTime = 0;
     std::vector<Interval> busy;
+    std::vector<Edge> sm;
   };
   std::map<uint32_t, Dev> devs;
   std::vector<int8_t> tensor;  // by kernel name: -1 not known yet
@@ -83,7 +105,8 @@ std::vector<DeviceSummary> summarizeDevices(ReportData& data) {
       const KernelOccupancy o = kernelOccupancy(k, *info);
       if (o.known) {
         d.s.occupancyKnown = true;
-        d.smWeighted += o.smEfficiency * static_cast<double>(dur);
+        d.sm.push_back({start, o.smEfficiency});
+        d.sm.push_back({end, -o.smEfficiency});
         d.occWeighted += o.achieved * static_cast<double>(dur);
         d.occTime += static_cast<double>(dur);
       }
@@ -96,7 +119,7 @@ std::vector<DeviceSummary> summarizeDevices(ReportData& data) {
     s.overSteps = span.steps;
     s.span = span.steps ? span.to - span.from : d.last - d.first;
     s.busy = unionLength(d.busy);
-    if (s.span) s.smEfficiency = d.smWeighted / static_cast<double>(s.span);
+    if (s.span) s.smEfficiency = cappedEfficiencyTime(d.sm) / static_cast<double>(s.span);
     if (d.occTime > 0) s.achievedOccupancy = d.occWeighted / d.occTime;
     out.push_back(s);
   }

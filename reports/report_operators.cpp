@@ -47,6 +47,7 @@ ReportTable operatorsReport(ReportData& data) {
   std::vector<OpRow> rows;
   bool anyShapes = false;
   for (uint32_t i = 0; i < rs.size(); ++i) {
+    if (times[i].mergedInto != kNoRange) continue;  // one call with its same-named parent
     const TorchRange t = tree.parsed(i);
     anyShapes = anyShapes || !t.shapes.empty();
     std::string key(t.name);
@@ -113,8 +114,13 @@ ReportTable operatorsReport(ReportData& data) {
       "Host self: an operator's time less that of the operators directly inside it; device self: "
       "kernels, copies and sets launched directly inside it (by the thread and time of the CUDA call "
       "that launched them); device total: also those of the operators inside it. Sorted by device "
-      "total. Forward op: for backward nodes, the forward operator with the same sequence number (" +
+      "total. Forward op: for backward nodes, the forward operator with the same sequence number on "
+      "the forward thread (" +
       std::to_string(tree.linkedBackward()) + " linked)");
+  if (tree.mergedCalls() != 0)
+    table.notes.push_back(std::to_string(tree.mergedCalls()) +
+                          " operators were the only child of one of their name and count as one call with it, as "
+                          "the PyTorch profiler counts them (aten::set_ of a tensor calling aten::set_ of its storage)");
   if (tree.outsideRecords() != 0)
     table.notes.push_back(std::to_string(tree.outsideRecords()) +
                           " GPU records were launched outside every operator (" +

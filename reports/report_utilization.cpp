@@ -116,7 +116,15 @@ ReportTable breakdownReport(ReportData& data) {
     return out;
   };
 
-  if (steps.empty()) {
+  const std::optional<Step>& warmup = data.steps().warmup;
+  auto warmupRow = [&](const auto& splits) {
+    addRow(Cell::none(), warmup->end - warmup->start, asDoubles(splits[steps.size()]), true, "warm-up");
+  };
+  if (steps.empty() && warmup) {
+    warmupRow(data.stepSplits());
+    table.notes.push_back("Warm-up: from the first operator to the end of the first iteration's optimizer "
+                          "step() calls; no step ended after it, so there is no step to show");
+  } else if (steps.empty()) {
     if (timeline.any)
       addRow(Cell::none(), timeline.end - timeline.start,
              asDoubles(data.splitTime({{timeline.start, timeline.end}}).front()), true,
@@ -134,6 +142,7 @@ ReportTable breakdownReport(ReportData& data) {
     std::array<double, kCategories + 1> sum{};
     uint64_t sumTotal = 0;
     size_t open = 0;
+    if (warmup) warmupRow(splits);  // first, as it ran: in no average
     for (size_t i = 0; i < steps.size(); ++i) {
       const auto& split = splits[i];
       for (size_t c = 0; c < split.size(); ++c) sum[c] += static_cast<double>(split[c]);
@@ -157,6 +166,9 @@ ReportTable breakdownReport(ReportData& data) {
     if (!data.steps().missed.empty())
       table.notes.push_back("no NVTX range is named '" + data.steps().missed + "' (or starts with it)");
     table.notes.push_back("Steps: " + data.steps().rule);
+    if (warmup)
+      table.notes.push_back("Warm-up: from the first operator to the end of the first iteration's optimizer "
+                            "step() calls (start-up and the first iteration); in no step and no average");
     if (open)
       table.notes.push_back(std::to_string(open) + (open == 1 ? " step was" : " steps were") +
                             " still open at exit: timed up to the end of the trace");

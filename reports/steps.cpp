@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "reports/torch_ops.h"
+#include "timeline/thread_ranges.h"
 
 namespace cuptitrace::reports {
 namespace {
@@ -83,27 +84,60 @@ Steps findSteps(const Trace& trace, const std::string& stepRange) {
     out.rule = "NVTX ranges named like 'step N', 'iteration N' or 'train_step'";
     return out;
   }
-  // The optimizer's step() calls: a step runs from the end of one to the end of the next
-  // (the first from the first operator's start).
+  // The optimizer's step() calls, grouped by iteration: a step runs from the end of one
+  // iteration's calls to the end of the next's; before the first end is the warm-up.
   std::vector<Step> calls = rangesAsSteps(trace, [](const NvtxRecord& n, std::string_view m) {
     if (n.domain != kNoString || static_cast<NvtxType>(n.type) != NvtxType::PushPop) return false;
     const TorchRange t = parseTorchRange(m);
     return t.role == RangeRole::Optimizer && t.name.find(".step#") != std::string_view::npos;
   });
   if (calls.empty()) return out;
+  {
+    // A call inside another (a wrapped optimizer) is part of that one.
+    std::stable_sort(calls.begin(), calls.end(), [](const Step& a, const Step& b) {
+      return a.start < b.start || (a.start == b.start && a.end > b.end);
+    });
+    std::vector<Step> outer;
+    for (Step& c : calls)
+      if (outer.empty() || c.start >= outer.back().end) outer.push_back(std::move(c));
+    calls = std::move(outer);
+  }
   uint64_t firstOp = calls.front().start;
   TorchRanges roles(trace);
-  trace.store.records<NvtxRecord>().forEach([&](const NvtxRecord& n) {
-    if (hasTime(n) && n.start < firstOp && roles.role(n) != RangeRole::None) firstOp = n.start;
+  // The optimizer's ranges (step, zero_grad) per thread: operators inside them are its own.
+  const ThreadRanges optimizer = ThreadRanges::build(trace, [&](const NvtxRecord& n) {
+    return roles.role(n) == RangeRole::Optimizer;
   });
-  uint64_t from = firstOp;
+  // Starts of what separates iterations: the data loader's __next__ where there is one, else
+  // any operator outside the optimizer's calls.
+  std::vector<uint64_t> loader, work;
+  trace.store.records<NvtxRecord>().forEach([&](const NvtxRecord& n) {
+    if (!hasTime(n)) return;
+    const RangeRole role = roles.role(n);
+    if (role == RangeRole::None) return;
+    firstOp = std::min(firstOp, n.start);
+    if (role == RangeRole::DataLoader) loader.push_back(n.start);
+    else if (role == RangeRole::Operator && optimizer.innermost(n.threadId, n.start) == kNoRange)
+      work.push_back(n.start);
+  });
+  std::vector<uint64_t>& separators = loader.empty() ? work : loader;
+  std::sort(separators.begin(), separators.end());
+  auto separated = [&](uint64_t from, uint64_t to) {  // a separator starts in [from, to)
+    const auto it = std::lower_bound(separators.begin(), separators.end(), from);
+    return it != separators.end() && *it < to;
+  };
+  std::vector<Step> ends;  // the last call of each iteration
   for (size_t i = 0; i < calls.size(); ++i) {
-    // A call inside another (a wrapped optimizer) ends no step of its own.
-    if (calls[i].end <= from) continue;
-    out.steps.push_back({from, calls[i].end, "step " + std::to_string(out.steps.size()), calls[i].open});
-    from = calls[i].end;
+    if (!ends.empty() && !separated(ends.back().end, calls[i].start)) ends.back() = calls[i];
+    else ends.push_back(calls[i]);
   }
-  out.rule = "the optimizer's step() calls (Optimizer.step#...): each step ends where one ends";
+  out.warmup = Step{firstOp, ends.front().end, "warm-up", ends.front().open};
+  for (size_t i = 1; i < ends.size(); ++i)
+    out.steps.push_back({ends[i - 1].end, ends[i].end, "step " + std::to_string(out.steps.size()), ends[i].open});
+  out.rule = std::string("the optimizer's step() calls (Optimizer.step#...): each step ends where an iteration's "
+                         "calls end (calls with no ") +
+             (loader.empty() ? "other operator" : "data loader __next__") +
+             " between them are one iteration's); before the first, warm-up";
   return out;
 }
 

@@ -5,10 +5,17 @@
 //   2. torch.profiler's "ProfilerStep#N" ranges;
 //   3. NVTX ranges named like "step N", "iteration N", "iter N", "train_step" (any case);
 //   4. with PyTorch's operators recorded: the optimizer's step() calls
-//      ("Optimizer.step#SGD.step"), each step ending where one ends.
+//      ("Optimizer.step#SGD.step"), each step ending where an iteration's
+//      calls end. Calls of one iteration are those with no iteration's work
+//      between them: no data loader __next__ where the program uses one
+//      (a GAN's two optimizers), else no other operator (per-module
+//      optimizers stepped one after the other). The time before the first
+//      iteration's calls end (start-up, the first iteration) is the warm-up:
+//      no step, shown apart and left out of every average.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +32,7 @@ struct Step {
 
 struct Steps {
   std::vector<Step> steps;  // by start
+  std::optional<Step> warmup;  // before the first step (the optimizer's rule), in no average
   std::string rule;         // which rule found them, in words; empty when none did
   std::string missed;       // the step range given, when no range is named so
 };

@@ -35,6 +35,20 @@ void forEachIndexed(const ChunkedVector<R>& records, F&& f) {
 
 uint64_t streamKey(uint32_t graphId, uint32_t stream) { return uint64_t{graphId} << 32 | stream; }
 
+// cudaGraphLaunch and cuGraphLaunch (and their per-thread-stream forms), by
+// CUPTI callback id (cupti_runtime_cbid.h, cupti_driver_cbid.h).
+constexpr uint32_t kRuntimeGraphLaunch = 311, kRuntimeGraphLaunchPtsz = 312;
+constexpr uint32_t kDriverGraphLaunch = 514, kDriverGraphLaunchPtsz = 515;
+
+bool isGraphLaunchCall(const ApiRecord& r) {
+  if (r.correlationId == 0 || !drawable(r.start, r.end)) return false;
+  if (r.domain == static_cast<uint8_t>(ApiDomain::Runtime))
+    return r.cbid == kRuntimeGraphLaunch || r.cbid == kRuntimeGraphLaunchPtsz;
+  if (r.domain == static_cast<uint8_t>(ApiDomain::Driver))
+    return r.cbid == kDriverGraphLaunch || r.cbid == kDriverGraphLaunchPtsz;
+  return false;
+}
+
 // The launch in `launches` that ran a body starting at `t` (graph_bodies.h), or nullptr.
 const Launch* launchAt(const Launches& launches, uint64_t t) {
   const auto after = std::upper_bound(launches.begin(), launches.end(), t,
@@ -64,7 +78,22 @@ GraphBodies::GraphBodies(const TimelineRecords& rec) : rec_(rec) {
     }
   };
   rec.forEachGpuWork(addNode);
-  if (launches.empty()) return;
+  // Launches none of whose work carried their id: a graph whose top level is
+  // its conditional nodes alone (a while loop and nothing else). By call start.
+  std::vector<Launch> bare;
+  std::unordered_map<uint32_t, size_t> bareAt;  // by correlation id: a runtime call and its driver call are one
+  rec.api.forEach([&](const ApiRecord& r) {
+    if (!isGraphLaunchCall(r) || launches.count(r.correlationId) != 0) return;
+    const auto [it, added] = bareAt.try_emplace(r.correlationId, bare.size());
+    if (added) bare.push_back(Launch{r.correlationId, 0, 0, r.start, r.start});
+    else bare[it->second].call = bare[it->second].firstNode = std::min(bare[it->second].call, r.start);
+  });
+  std::sort(bare.begin(), bare.end(), [](const Launch& a, const Launch& b) {
+    return a.call != b.call ? a.call < b.call : a.correlation < b.correlation;
+  });
+  Launches bareByCall;
+  for (const Launch& l : bare) bareByCall.push_back(&l);
+  if (launches.empty() && bare.empty()) return;
   const LaunchIndex calls(rec.api);
   std::unordered_map<uint64_t, Launches> byStream;  // by streamKey
   std::unordered_map<uint32_t, Launches> byGraph;
@@ -91,6 +120,8 @@ GraphBodies::GraphBodies(const TimelineRecords& rec) : rec_(rec) {
       } else {
         const auto g = byGraph.find(r.graphId);
         if (g != byGraph.end()) launch = launchAt(g->second, r.start);
+        // No launch of its graph ran an ordinary node: the latest bare launch called before it.
+        else if (!bareByCall.empty()) launch = launchAt(bareByCall, r.start);
       }
       if (launch != nullptr) out->emplace(static_cast<uint32_t>(index), launch->correlation);
     };

@@ -17,8 +17,12 @@
 // any launch of its graph is given to the first launch whose call started
 // before it. (A body that runs before the first ordinary node of its own
 // launch goes to the launch before it, when there is one: the records do
-// not tell those apart once launches are queued ahead.) Work with
-// correlation id 0 and no graph id (device-side launches) has no launch.
+// not tell those apart once launches are queued ahead.) A graph whose top
+// level is only a conditional node (a while loop: every node that runs is a
+// body) shows no launch by its nodes; its bodies, every iteration's, go to
+// the latest graph launch call (cudaGraphLaunch, cuGraphLaunch) that started
+// at or before them and ran no ordinary node. Work with correlation id 0 and
+// no graph id (device-side launches) has no launch.
 #pragma once
 
 #include <cstddef>

@@ -3,12 +3,15 @@
 The command picks the recipe's reports and checks the options; this module maps
 `cuptitrace summarize` over the traces on Dask and reduces with
 `cuptitrace stats --summaries -`. Exit status: that of the reports' step, or 1
-when the cluster or a task could not run.
+when the cluster could not run. A trace whose task failed is named by the
+reports' step, with why, and the reports cover the others.
 """
 import argparse
 import collections
 import json
+import os
 import resource
+import struct
 import subprocess
 import sys
 import time
@@ -45,29 +48,77 @@ def batches(traces, workers, per_task=None):
     return [traces[i:i + size] for i in range(0, len(traces), size)]
 
 
+# `cuptitrace stats --summaries` reads a trace that could not be summarized as
+# a failure blob (reports/rank_summary_blob.h): "CTRS", u16 version, u16 kind 1,
+# u64 payload length, then the file and the reason, each a u32 length and bytes.
+BLOB_VERSION = 1
+FAILURE_KIND = 1
+
+
+def failure_blob(path, reason):
+    """The blob saying that `path` could not be summarized and why (one line)."""
+    def text(s):
+        b = s.encode("utf-8", errors="replace")
+        return struct.pack("<I", len(b)) + b
+    payload = text(path) + text(" ".join(str(reason).split()) or "no message")
+    return b"CTRS" + struct.pack("<HHQ", BLOB_VERSION, FAILURE_KIND, len(payload)) + payload
+
+
+def task_failure(path, error):
+    """Why the task of `path` failed, in one line naming it."""
+    message = " ".join(str(error).split()) or type(error).__name__
+    if message.startswith(path):
+        return message
+    return f"{path}: its task failed on the Dask cluster ({type(error).__name__}: {message})"
+
+
+def run_tasks(client, cuptitrace, traces, measure):
+    """(result or exception, in the order of `traces`: a list of traces per task)."""
+    from distributed import as_completed
+
+    futures = client.map(tasks.summarize, [cuptitrace] * len(traces), traces, measure=measure, pure=False)
+    index = {f.key: i for i, f in enumerate(futures)}
+    results = [None] * len(traces)
+    for future in as_completed(futures):
+        i = index[future.key]
+        try:
+            results[i] = future.result()
+        except Exception as e:  # cuptitrace could not run there, or the worker died
+            results[i] = e
+        future.release()  # the worker can forget the summary once we have it
+    return results
+
+
 def map_summaries(client, cuptitrace, traces, measure):
     """The summaries' bytes, task by task in the order of `traces` (a list of
-    traces per task), and each task's measurements."""
+    traces per task), and each task's measurements.
+
+    A task that fails loses no other task's summaries: a task of several traces
+    is run again one trace a task, and each trace whose own task fails gets a
+    failure blob naming it and why, so that the reports cover the others and
+    say which they do not."""
     import cloudpickle
-    from distributed import as_completed
 
     # Workers started elsewhere (`dask worker`) need not have this package on
     # their path: the task's code travels with it.
     cloudpickle.register_pickle_by_value(tasks)
-    futures = client.map(tasks.summarize, [cuptitrace] * len(traces), traces, measure=measure, pure=False)
-    index = {f.key: i for i, f in enumerate(futures)}
+    results = run_tasks(client, cuptitrace, traces, measure)
+    again = [i for i, r in enumerate(results) if isinstance(r, Exception) and len(traces[i]) > 1]
+    singles = [[path] for i in again for path in traces[i]]
+    alone = iter(run_tasks(client, cuptitrace, singles, measure) if singles else [])
     blobs = [b""] * len(traces)
     measured = []
-    for future in as_completed(futures):
-        i = index[future.key]
-        try:
-            blobs[i], m = future.result()
-        except Exception as e:  # a worker that could not run cuptitrace, or died
-            for f in futures:
-                f.cancel()
-            raise RuntimeError(f"the task of {traces[i][0]} failed: {e}") from None
-        measured.append(m)
-        future.release()  # the worker can forget the summary once we have it
+    for i, r in enumerate(results):
+        if isinstance(r, Exception) and len(traces[i]) > 1:
+            pairs = [(path, next(alone)) for path in traces[i]]
+        else:
+            pairs = [(traces[i][0], r)]
+        for path, part in pairs:
+            if isinstance(part, Exception):
+                blobs[i] += failure_blob(path, task_failure(path, part))
+            else:
+                blobs[i] += part[0]
+                measured.append(part[1])
     return blobs, measured
 
 
@@ -97,6 +148,9 @@ def reduce_summaries(args, blobs):
 
 def main(argv=None):
     args = parse(sys.argv[1:] if argv is None else argv)
+    # Workers elsewhere (--scheduler) run in their own directories: paths relative
+    # to ours would name other files there, or none.
+    args.traces = [os.path.abspath(t) for t in args.traces]
     start = time.monotonic()
     try:
         with cluster.open_client(args.scheduler, args.workers, args.wait) as client:

@@ -1,4 +1,5 @@
-"""The Dask client: a local cluster sized to the machine, or an existing scheduler."""
+"""The Dask client: a local cluster sized to the machine, private to this
+process (in-process transport, no socket), or an existing scheduler."""
 import contextlib
 import logging
 import os
@@ -15,6 +16,7 @@ def default_workers():
 @contextlib.contextmanager
 def open_client(scheduler=None, workers=None, wait_s=60):
     """Yields a connected distributed.Client; closes what it started."""
+    import dask
     from distributed import Client, LocalCluster
 
     if scheduler:
@@ -26,11 +28,24 @@ def open_client(scheduler=None, workers=None, wait_s=60):
         finally:
             client.close()
         return
-    # One thread per worker process: a task is a child process that reads one trace,
-    # so the number of traces read at once is the number of workers, as with --jobs.
-    cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
-                           processes=True, host="127.0.0.1", dashboard_address=None,
-                           silence_logs=logging.ERROR)
+    # The scheduler and its workers in this process, talking over Dask's in-process
+    # transport: no socket is opened for them, so no other user of a shared machine
+    # can reach them and submit code (a TCP scheduler, even on loopback, takes any
+    # local user's tasks; TLS would need certificates and still listen). Threads
+    # cost nothing here: a task's work is a `cuptitrace summarize` child process,
+    # waited on with the GIL released. One thread a worker: the number of traces
+    # read at once is the number of workers, as with --jobs.
+    # Dask (2022.12, Debian 12) starts an HTTP server in every scheduler and worker
+    # whatever the transport (health, metrics, task pages; the dashboard and a proxy
+    # where those are installed): no pages, on loopback, closed once they are up.
+    with dask.config.set({"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}):
+        cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1,
+                               processes=False, protocol="inproc://", dashboard_address="127.0.0.1:0",
+                               worker_dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
+    for node in [cluster.scheduler] + list(cluster.workers.values()):
+        server = getattr(node, "http_server", None)
+        if server is not None:
+            server.stop()
     try:
         client = Client(cluster)
         try:

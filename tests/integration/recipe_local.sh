@@ -51,5 +51,31 @@ truncate -s 4000 "$work/job/t.5.native"
 recipe rank_summary "$work/job/t.*.native" --workers 2 >"$work/cut.txt" 2>/dev/null
 grep -q "These reports cover 63 of 64 ranks" "$work/cut.txt" || fail "the table does not say what it covers"
 
+# The local cluster opens no socket that another user of the machine could reach: no
+# listening TCP socket and no listening Unix socket in the recipe's process while it runs.
+recipes=$(cd "$(dirname "$0")/../../python" && pwd)
+PYTHONPATH=$recipes timeout 120 "$python" "$(dirname "$0")/recipe_private.py" ||
+  fail "the local cluster is reachable from outside the process"
+
+# A task that dies (cuptitrace killed on rank 5) loses no other rank: the task's other traces
+# are summarized again alone, and the rank that failed is named, with why.
+{
+  echo '#!/usr/bin/env bash'
+  echo 'for a in "$@"; do case $a in */t.5.native) kill -KILL $$;; esac; done'
+  echo "exec \"$cli\" \"\$@\""
+} >"$work/dies-on-5"
+chmod +x "$work/dies-on-5"
+cp -r "$work/job" "$work/dies"
+traces=("$work"/dies/t.*.native)
+PYTHONPATH=$recipes timeout 120 "$python" -m cuptitrace_recipes --recipe rank_summary --reports "$rank_reports" \
+  --cuptitrace "$work/dies-on-5" --workers 2 --traces-per-task 8 --format csv "${traces[@]}" \
+  >"$work/dies.csv" 2>"$work/dies.err" || fail "the recipe failed when one task died: $(cat "$work/dies.err")"
+[ "$(grep -c "t\.5\.native" "$work/dies.err")" = 1 ] || fail "the dead rank is not named in exactly one line: $(cat "$work/dies.err")"
+grep "t\.5\.native" "$work/dies.err" | grep -q -- "-9" || fail "the line does not say why: $(cat "$work/dies.err")"
+grep -q "cover 63 of 64 ranks" "$work/dies.err" || fail "no 'cover 63 of 64 ranks' on stderr: $(cat "$work/dies.err")"
+rm "$work/dies/t.5.native"
+"$cli" stats "$work/dies/t.*.native" --report "$rank_reports" --format csv >"$work/stats-dies.csv"
+cmp "$work/stats-dies.csv" "$work/dies.csv" || fail "the reports without the dead rank differ from cuptitrace stats over the 63"
+
 rm -rf "$work"
-echo "recipe_local: rank_summary and kernel_summary equal cuptitrace stats; a truncated rank named and skipped"
+echo "recipe_local: rank_summary and kernel_summary equal cuptitrace stats; a truncated rank named and skipped; no socket opened; a dead task's rank named, the others kept"

@@ -2,8 +2,9 @@
 # `cuptitrace recipe --scheduler` against a Dask scheduler and two workers
 # started here, on loopback only, each bounded in time and stopped at the
 # end whatever happens: the reports equal `cuptitrace stats`, and both
-# workers took tasks. The workers do not have the recipes' package on their
-# path: the task's code travels with it.
+# workers took tasks, also from trace paths relative to a directory the
+# workers do not run in. The workers do not have the recipes' package on
+# their path: the task's code travels with it.
 #   recipe_scheduler.sh CUPTITRACE RANK_BENCH WORKDIR
 set -euo pipefail
 cli=$1 bench=$2 work=$3
@@ -47,6 +48,11 @@ for format in csv json; do
     --measure "$work/measure.json" >"$work/recipe.$format" || fail "the recipe failed on $address"
   cmp "$work/stats.$format" "$work/recipe.$format" || fail "--scheduler --format $format differs from cuptitrace stats"
 done
+# Traces named relative to the directory the recipe runs in: the workers run in another
+# ($work), so the paths must reach them whole.
+(cd "$work/job" && timeout 120 "$cli" recipe rank_summary "t.*.native" --scheduler "$address" --format csv \
+  >"$work/relative.csv" 2>"$work/relative.err") || fail "the recipe failed on relative paths: $(tail -3 "$work/relative.err")"
+cmp "$work/stats.csv" "$work/relative.csv" || fail "relative paths: the reports differ from cuptitrace stats"
 "$python" -c "
 import json, sys
 m = json.load(open(sys.argv[1]))
@@ -65,4 +71,4 @@ grep -q "cuptitrace recipe: rank_summary on the Dask scheduler at tcp://127.0.0.
 stop
 trap - EXIT
 rm -rf "$work"
-echo "recipe_scheduler: rank_summary on a separate scheduler with 2 workers equals cuptitrace stats"
+echo "recipe_scheduler: rank_summary on a separate scheduler with 2 workers equals cuptitrace stats, from absolute and relative paths"

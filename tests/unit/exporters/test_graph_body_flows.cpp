@@ -143,3 +143,68 @@ TEST_CASE("graph bodies pftrace: each conditional body gets one arrow, from the 
   CHECK(d.stats.flows == kExpected.size() - 1);
   CHECK(d.arrows.size() == kExpected.size() - 1);
 }
+
+namespace {
+
+// A graph whose top level is a while node alone (cuda-samples'
+// graphConditionalNodes, simpleDoWhileGraph): each of 10 iterations runs
+// 3 kernels, all with correlation id 0; no node carries the launch's id.
+void whileLoopTrace(Trace& t) {
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  ApiRecord call{};
+  call.start = b + kCallA;
+  call.end = b + kCallA + 50;
+  call.name = t.strings.intern("cudaGraphLaunch");
+  call.correlationId = 10;
+  call.threadId = kSamplePid;
+  call.cbid = 311;  // CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000
+  call.domain = static_cast<uint8_t>(ApiDomain::Runtime);
+  t.store.add(call);
+  uint64_t node = 1;
+  for (uint64_t i = 0; i < 30; ++i) {
+    KernelRecord k{};
+    k.start = b + 1000 + 100 * i;
+    k.end = k.start + 50;
+    k.name = t.strings.intern(i % 3 == 2 ? "_Z17doWhileLoopKernelPcy" : "_Z18doWhileEmptyKernelv");
+    k.contextId = 1;
+    k.streamId = 7;
+    k.graphId = kGraph;
+    k.graphNodeId = node + i % 3;
+    k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+    t.store.add(k);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("graph bodies: every iteration of a while loop alone in its graph gets the launch's arrow",
+          "[flows][pftrace]") {
+  Trace t;
+  whileLoopTrace(t);
+  std::ostringstream out;
+  writeChromeJson(t, out);
+  const json doc = json::parse(out.str());
+  std::map<uint64_t, std::string> sources;  // bind_id -> the call's name
+  for (const json& e : doc.at("traceEvents"))
+    if (e.value("flow_out", false)) sources[e.at("bind_id").get<uint64_t>()] = e.at("name").get<std::string>();
+  size_t kernels = 0, arrows = 0;
+  for (const json& e : doc.at("traceEvents")) {
+    if (e.value("ph", "") != "X" || e.value("cat", "") != "kernel") continue;
+    ++kernels;
+    if (e.contains("bind_id") && sources.count(e.at("bind_id").get<uint64_t>()) != 0) ++arrows;
+  }
+  CHECK(kernels == 30);
+  CHECK(arrows == 30);
+  CHECK(sources.size() == 1);
+
+  const Decoded d = exportTrace(t);
+  INFO(problems(d));
+  CHECK(d.problems.empty());
+  size_t into = 0;
+  for (const SliceOut& work : d.slicesOf("kernel")) {
+    const Event* source = d.arrowInto(d.indexOf(work));
+    if (source != nullptr && source->name == "cudaGraphLaunch") ++into;
+  }
+  CHECK(into == 30);
+}

@@ -105,23 +105,91 @@ TEST_CASE("steps: the first rule that finds steps wins, and says so", "[report][
   CHECK(missed.missed == "epoch");
   CHECK(missed.steps.size() == 1);
 
-  // The optimizer's calls: a step ends where each ends, the first begins at the first operator.
+  // The optimizer's calls: a step ends where an iteration's calls end; before the first end,
+  // from the first operator, is the warm-up.
   Trace o;
   range(o, "aten::empty, op_id = 1", 10, 20);
   range(o, "Optimizer.zero_grad#SGD.zero_grad, op_id = 2", 30, 40);
   range(o, "Optimizer.step#SGD.step, op_id = 3", 80, 100);
+  range(o, "aten::mm, op_id = 4", 120, 150);
   range(o, "Optimizer.step#SGD.step, op_id = 9", 180, 200);
+  range(o, "aten::mm, op_id = 10", 220, 250);
+  range(o, "Optimizer.step#SGD.step, op_id = 11", 280, 300);
   auto opt = reports::findSteps(o, "");
+  REQUIRE(opt.warmup.has_value());
+  CHECK(opt.warmup->start == 10);
+  CHECK(opt.warmup->end == 100);
   REQUIRE(opt.steps.size() == 2);
-  CHECK(opt.steps[0].start == 10);
-  CHECK(opt.steps[0].end == 100);
-  CHECK(opt.steps[1].start == 100);
-  CHECK(opt.steps[1].end == 200);
+  CHECK(opt.steps[0].start == 100);
+  CHECK(opt.steps[0].end == 200);
+  CHECK(opt.steps[1].start == 200);
+  CHECK(opt.steps[1].end == 300);
   CHECK(opt.rule.find("optimizer") != std::string::npos);
   // Ranges of the Python lines and of scopes are not steps.
   Trace p;
   range(p, "step 3", 0, 10, NvtxType::PushPop, kPythonNvtxDomain);
   CHECK(reports::findSteps(p, "").steps.empty());
+}
+
+TEST_CASE("steps: the optimizer's calls of one iteration are one step; the warm-up apart", "[report][pytorch]") {
+  // Per-module optimizers, stepped one after the other (zero_grad's own operators between them
+  // are the optimizer's): 3 iterations, the first after a long start-up.
+  Trace m;
+  range(m, "aten::empty, op_id = 1", 0, 10);
+  for (uint64_t i = 0; i < 3; ++i) {
+    const uint64_t b = 10000 + 1000 * i;
+    range(m, "aten::linear, op_id = 2", b, b + 500);
+    range(m, "Optimizer.step#Adam.step, op_id = 3", b + 600, b + 700);
+    range(m, "Optimizer.zero_grad#Adam.zero_grad, op_id = 4", b + 700, b + 750);
+    range(m, "aten::zero_, op_id = 5", b + 710, b + 740);
+    range(m, "Optimizer.step#Adam.step, op_id = 6", b + 800, b + 900);
+  }
+  auto per = reports::findSteps(m, "");
+  REQUIRE(per.warmup.has_value());
+  CHECK(per.warmup->start == 0);
+  CHECK(per.warmup->end == 10900);
+  REQUIRE(per.steps.size() == 2);
+  CHECK(per.steps[0].start == 10900);
+  CHECK(per.steps[0].end == 11900);
+  CHECK(per.steps[1].end == 12900);
+  CHECK(per.rule.find("other operator") != std::string::npos);
+
+  // A GAN: the discriminator's and the generator's steps, with forward and backward work between
+  // them, in one iteration a batch; the data loader's __next__ starts each.
+  Trace g;
+  for (uint64_t i = 0; i < 4; ++i) {
+    const uint64_t b = 1000 * i;
+    range(g, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__, op_id = 1", b, b + 100);
+    range(g, "aten::conv2d, op_id = 2", b + 100, b + 300);
+    range(g, "Optimizer.step#Adam.step, op_id = 3", b + 300, b + 400);
+    range(g, "aten::conv2d, op_id = 4", b + 400, b + 800);
+    range(g, "Optimizer.step#Adam.step, op_id = 5", b + 800, b + 900);
+  }
+  auto gan = reports::findSteps(g, "");
+  REQUIRE(gan.steps.size() == 3);
+  CHECK(gan.warmup->end == 900);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(gan.steps[i].start == 900 + 1000 * i);
+    CHECK(gan.steps[i].end == 1900 + 1000 * i);
+  }
+  CHECK(gan.rule.find("data loader") != std::string::npos);
+
+  // The breakdown shows the warm-up in a row of its own, in no average; the GPU summary's span
+  // starts at the first step.
+  kernel(m, "k", 11000, 11400);
+  kernel(m, "k", 12000, 12200);
+  const ReportTable b = report(m, "breakdown");
+  REQUIRE(b.rows.size() == 4);  // warm-up, 2 steps, their average
+  CHECK(b.rows[0][col(b, "range")].s == "warm-up");
+  CHECK(b.rows[0][col(b, "step")].kind == Cell::Kind::Empty);
+  CHECK(intAt(b, b.rows[0], "total") == 10900);
+  CHECK(b.rows[3][col(b, "range")].s == "Average");
+  CHECK(intAt(b, b.rows[3], "total") == 1000);
+  CHECK(anyNoteContains(b, "Warm-up"));
+  const ReportTable gpu = report(m, "gpu_summary");
+  REQUIRE(gpu.rows.size() == 1);
+  CHECK(intAt(gpu, gpu.rows[0], "span") == 2000);
+  CHECK(numAt(gpu, gpu.rows[0], "utilization_pct") == Approx(30.0));
 }
 
 TEST_CASE("operators: host and device self and total times, backward linked to forward", "[report][pytorch]") {
@@ -158,6 +226,60 @@ TEST_CASE("operators: host and device self and total times, backward linked to f
   Trace none;
   kernel(none, "k", 0, 10);
   CHECK(anyNoteContains(report(none, "operators"), "--pytorch ops"));
+}
+
+TEST_CASE("operators: an only child of its own name is one call with it, as PyTorch counts", "[report][pytorch]") {
+  Trace t;
+  // aten::set_ of a tensor calls aten::set_ of its storage (emit_nvtx gives each a range): 3 times,
+  // once with the inner call running an operator of its own.
+  range(t, "aten::set_, op_id = 1", 0, 100);
+  range(t, "aten::set_, op_id = 2", 10, 90);
+  range(t, "aten::set_, op_id = 3", 200, 300);
+  range(t, "aten::set_, op_id = 4", 210, 290);
+  range(t, "aten::set_, op_id = 5", 400, 500);
+  range(t, "aten::set_, op_id = 6", 410, 490);
+  range(t, "aten::empty, op_id = 7", 420, 440);
+  launch(t, "fill", 430, 1000, 1050);  // inside the inner set_, inside aten::empty
+  // A set_ with two same-named children is three calls (PyTorch merges only an only child).
+  range(t, "aten::set_, op_id = 8", 600, 700);
+  range(t, "aten::set_, op_id = 9", 610, 640);
+  range(t, "aten::set_, op_id = 10", 650, 690);
+  // A chain of three folds into one.
+  range(t, "aten::copy_, op_id = 11", 800, 900);
+  range(t, "aten::copy_, op_id = 12", 810, 890);
+  range(t, "aten::copy_, op_id = 13", 820, 880);
+  launch(t, "copy", 830, 1100, 1120);
+  const ReportTable table = report(t, "operators");
+  const auto& set = row(table, "aten::set_");
+  CHECK(intAt(table, set, "calls") == 6);
+  // Host total: the outer calls' times; self: less what ran inside other than set_.
+  CHECK(intAt(table, set, "host_total") == 100 + 100 + 100 + 100 + 30 + 40);
+  CHECK(intAt(table, set, "host_self") == 100 + 100 + 80 + (100 - 30 - 40) + 30 + 40);
+  const auto& copy = row(table, "aten::copy_");
+  CHECK(intAt(table, copy, "calls") == 1);
+  CHECK(intAt(table, copy, "host_self") == 100);
+  CHECK(intAt(table, copy, "device_self") == 20);
+  CHECK(intAt(table, copy, "kernels") == 1);
+  CHECK(intAt(table, row(table, "aten::empty"), "device_self") == 50);
+  CHECK(anyNoteContains(table, "5 operators were the only child of one of their name"));
+}
+
+TEST_CASE("operators: backward nodes link by the forward thread's sequence numbers", "[report][pytorch]") {
+  Trace t;
+  // Two threads train, each numbering its nodes from 4. Thread 1 runs forward, then waits in
+  // backward(); thread 3 runs its forward later and is still running operators when thread 1's
+  // node runs on the autograd engine's thread 2.
+  range(t, "aten::linear, seq = 4, op_id = 1", 100, 500);
+  range(t, "aten::relu, seq = 4, op_id = 2", 600, 700, NvtxType::PushPop, "", 0, 3);
+  range(t, "aten::mul, seq = 5, op_id = 3", 1900, 2500, NvtxType::PushPop, "", 0, 3);
+  range(t, "AddmmBackward0, seq = 4, op_id = 9", 2000, 2100, NvtxType::PushPop, "", 0, 2);
+  // Backward on the CPU: the node runs on the thread that made it, which wins over a later one.
+  range(t, "aten::sigmoid, seq = 7, op_id = 20", 3000, 3100, NvtxType::PushPop, "", 0, 5);
+  range(t, "aten::tanh, seq = 7, op_id = 21", 3200, 3300, NvtxType::PushPop, "", 0, 6);
+  range(t, "SigmoidBackward0, seq = 7, op_id = 22", 3400, 3500, NvtxType::PushPop, "", 0, 5);
+  const ReportTable table = report(t, "operators");
+  CHECK(row(table, "AddmmBackward0")[col(table, "forward_op")].s == "aten::linear");
+  CHECK(row(table, "SigmoidBackward0")[col(table, "forward_op")].s == "aten::sigmoid");
 }
 
 TEST_CASE("operators: one row per input shapes when they were recorded", "[report][pytorch]") {
@@ -230,6 +352,50 @@ TEST_CASE("Tensor Cores by kernel name", "[report][pytorch]") {
                          "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>",
                          "void implicit_convolve_sgemm<float, float, 128, 5, 5>", "triton_tem_fused_mm_0"})
     CHECK_FALSE(reports::usesTensorCores(no));
+}
+
+TEST_CASE("Tensor Cores: whole name parts, never a Triton kernel's digits", "[report][pytorch]") {
+  for (const char* yes : {"sm80_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x32_stage4_warpsize2x2x1_tensor16x8x16",
+                          "turing_fp16_s1688gemm_fp16_128x128_ldg8_f2f_nn", "turing_h1688cudnn_128x128_ldg8_relu_exp_small_nhwc_tn_v1",
+                          "ampere_s16832gemm_bf16_128x64_ldg8_f2f_nn", "cutlass3x_sm90_tensorop_gemm_f16_f16_f32_void_f16",
+                          "void cutlass::Kernel<cutlass_80_wmma_tensorop_f16_s161616gemm_f16_32x32_128x2_nn_align8>(Params)",
+                          "sm90_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas_wgmma",
+                          "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits>(Flash_bwd_params)",
+                          "fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel::Params)",
+                          "void hmma_kernel<half>(half const*)"})
+    CHECK(reports::usesTensorCores(yes));
+  for (const char* no : {"triton_poi_fused__to_copy_add_mul_16832", "triton_red_fused_native_layer_norm_1688",
+                         "triton_per_fused_sum_16816", "triton_tem_fused_mm_flash_fwd_0", "kernel_16816",
+                         "void reduce_kernel<512, 1>(float*, unsigned long, 16832)", "flash_memory_copy_kernel",
+                         "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize16832x64x8"})
+    CHECK_FALSE(reports::usesTensorCores(no));
+}
+
+TEST_CASE("gpu_summary: SM efficiency of overlapping kernels is capped at 1 in each moment", "[report][pytorch]") {
+  Trace t;
+  t.devices.push_back(h100());
+  range(t, "step 0", 0, 1000);
+  KernelRecord k{};
+  k.gridX = 264, k.gridY = k.gridZ = 1;  // 2 blocks an SM: efficiency 1
+  k.blockX = 128, k.blockY = k.blockZ = 1;
+  k.registersPerThread = 32;
+  k.name = t.strings.intern("full");
+  for (uint32_t s = 0; s < 3; ++s) {  // three full-grid kernels side by side on three streams, 0..800
+    k.start = 0, k.end = 800;
+    k.streamId = 7 + s;
+    k.correlationId = 1 + s;
+    t.store.add(k);
+  }
+  k.gridX = 33;  // a quarter of the SMs, 800..1000, beside another quarter 900..1000
+  k.name = t.strings.intern("quarter");
+  k.start = 800, k.end = 1000, k.streamId = 7, k.correlationId = 4;
+  t.store.add(k);
+  k.start = 900, k.end = 1000, k.streamId = 8, k.correlationId = 5;
+  t.store.add(k);
+  const ReportTable summary = report(t, "gpu_summary");
+  REQUIRE(summary.rows.size() == 1);
+  // (800 x min(3, 1) + 100 x 0.25 + 100 x min(0.5, 1)) / 1000: not (3 x 800 + ...) / 1000 = 247.5 %.
+  CHECK(numAt(summary, summary.rows[0], "sm_efficiency_pct") == Approx(87.5));
 }
 
 TEST_CASE("gpu_summary and gpu_kernels: utilization over the steps, occupancy, Tensor Cores", "[report][pytorch]") {

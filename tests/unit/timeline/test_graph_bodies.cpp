@@ -68,6 +68,51 @@ TEST_CASE("graph bodies: a body before any node of its graph goes to a launch al
   CHECK(launchOf(bodies, t, 1) == 30);
 }
 
+TEST_CASE("graph bodies: a while loop alone in its graph goes to the launch call that ran no node",
+          "[timeline]") {
+  Trace t;
+  initTrace(t);
+  const uint64_t b = t.meta.baseTimestampNs;
+  auto graphLaunch = [&](uint64_t start, uint32_t correlation, ApiDomain domain, uint32_t cbid) {
+    ApiRecord r{};
+    r.start = b + start;
+    r.end = b + start + 10;
+    r.name = t.strings.intern(domain == ApiDomain::Runtime ? "cudaGraphLaunch" : "cuGraphLaunch");
+    r.correlationId = correlation;
+    r.threadId = testing::kSamplePid;
+    r.cbid = cbid;
+    r.domain = static_cast<uint8_t>(domain);
+    t.store.add(r);
+  };
+  // Correlation 30: a runtime launch (with the driver call it made) of graph 6, a while node alone.
+  graphLaunch(100, 30, ApiDomain::Runtime, 311);
+  graphLaunch(105, 30, ApiDomain::Driver, 514);
+  addApi(t, b + 110, b + 120, 31);  // a kernel launch that ran nothing recorded: no graph launch
+  for (uint64_t i = 0; i < 10; ++i) {  // 10 iterations of a body of 3 kernels
+    addNode(t, 200 + 100 * i, 0, 6, 7);
+    addNode(t, 230 + 100 * i, 0, 6, 7);
+    addNode(t, 260 + 100 * i, 0, 6, 7);
+  }
+  addNode(t, 50, 0, 6, 7);  // 30: before any launch call: none
+  // Correlation 40: a driver launch, per-thread stream, of graph 8 with an ordinary node: its own.
+  graphLaunch(2000, 40, ApiDomain::Driver, 515);
+  addNode(t, 2100, 40, 8, 7);  // 31
+  addNode(t, 2200, 0, 8, 7);   // 32: a body of graph 8: its launch by its node
+  // Correlation 50: a second bare launch (per-thread stream runtime call), of graph 9.
+  graphLaunch(3000, 50, ApiDomain::Runtime, 312);
+  addNode(t, 3100, 0, 9, 7);  // 33
+  const GraphBodies bodies{TimelineRecords(t.store)};
+  for (size_t k = 0; k < 30; ++k) {
+    INFO("body kernel " << k);
+    CHECK(launchOf(bodies, t, k) == 30);
+  }
+  CHECK(launchOf(bodies, t, 30) == 0);
+  CHECK(launchOf(bodies, t, 31) == 40);
+  CHECK(launchOf(bodies, t, 32) == 40);
+  CHECK(launchOf(bodies, t, 33) == 50);
+  CHECK(bodies.bound() == 32);
+}
+
 TEST_CASE("graph bodies: a trace without bodies reads nothing more", "[timeline]") {
   Trace t;
   initTrace(t);
