@@ -2,7 +2,8 @@
 # The installed tool on a GPU: `cmake --install` into a temporary prefix, the
 # source and build trees hidden (tests/install/common.sh), and a sample traced
 # by the prefix's command and library alone; the prefix's `stats` finds its
-# kernel in the trace. Exit 77 without a GPU.
+# kernel in the trace. Where PyTorch is installed, `--pytorch ops` from the
+# prefix records its operators too. Exit 77 without a GPU.
 #   installed_prefix.sh BUILD SOURCE VECTOR_ADD
 set -u
 build=$(cd "$1" && pwd) source=$(cd "$2" && pwd) sample=$3
@@ -29,6 +30,19 @@ check "the trace was written" test -s "$work/va.native" -a -s "$work/va.json"
 "$prefix/bin/cuptitrace" stats "$work/va.native" --report kernels >"$work/kernels.txt" 2>&1
 cat "$work/kernels.txt"
 check "the prefix's stats finds the kernel vectorAdd" grep -q vectorAdd "$work/kernels.txt"
+if python3 -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+  "$prefix/bin/cuptitrace" --pytorch ops --format native -o "$work/torch" -- python3 -c \
+    'import torch; x = torch.ones(1 << 20, device="cuda"); print(float((x * 2).sum()))' >"$work/torch.out" 2>"$work/torch.err"
+  rc=$?
+  cat "$work/torch.err"
+  check "a PyTorch program traced with --pytorch ops from the prefix exits 0" test "$rc" -eq 0
+  "$prefix/bin/cuptitrace" stats "$work/torch.native" --report operators >"$work/ops.txt" 2>&1
+  grep -E "aten::(mul|sum)" "$work/ops.txt"
+  check "the prefix's hook recorded aten::mul and aten::sum" \
+    bash -c 'grep -q "aten::mul" "$1" && grep -q "aten::sum" "$1"' _ "$work/ops.txt"
+else
+  echo "note: no PyTorch with CUDA here: --pytorch from the prefix not checked on the GPU"
+fi
 finish installed_prefix "vector_add traced from $prefix alone"
 SH
 cp "$source/tests/install/common.sh" "$work/"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# `cmake --install BUILD --prefix P` into a temporary prefix, then the
-# installed command used from the prefix alone: the source and build trees are
-# hidden (empty folders mounted over them in a mount namespace of this test,
-# where the system allows one), and prefix_checks.sh runs the command, its
-# library, its Python hook and its recipes from P. No GPU needed.
+# `cmake --install BUILD --prefix P` into a temporary prefix, moved, then the
+# installed command used from the moved prefix alone: the source and build
+# trees are hidden (empty folders mounted over them in a mount namespace of
+# this test, where the system allows one), and prefix_checks.sh runs the
+# command, its library, its Python hook and its recipes from P. No GPU needed.
 #   prefix.sh BUILD SOURCE NVTX_ONLY RANK_BENCH
 set -u
 build=$(cd "$1" && pwd) source=$(cd "$2" && pwd) nvtx_only=$3 bench=$4
@@ -13,7 +13,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cuptitrace-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 
-cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; exit 1; }
+# Installed in one place and used from another: the prefix moves as a whole.
+cmake --install "$build" --prefix "$work/installed" >"$work/install.log" || { cat "$work/install.log"; exit 1; }
+mv "$work/installed" "$prefix"
 for file in bin/cuptitrace lib/libcuptitrace.so lib/libcuptitrace-osrt.so lib/libcuptitrace-watch.so \
   share/cuptitrace/python/cuptitrace_pyhook/sitecustomize.py share/cuptitrace/python/cuptitrace_recipes/__main__.py \
   include/cuptitrace/cuptitrace.h lib/cmake/cuptitrace/cuptitraceConfig.cmake \
