@@ -61,6 +61,24 @@ check "dpkg registers it as installed" bash -c 'dpkg --root="$1" -s cuptitrace 2
 "$root/usr/bin/cuptitrace" --version >"$work/version.txt"
 cat "$work/version.txt"
 check "cuptitrace --version from the installed package" grep -qE '^cuptitrace [0-9]+\.[0-9]+\.[0-9]+$' "$work/version.txt"
+# What a clean machine needs for it: each library the command and the
+# libraries load comes from a package its Depends names, but libcupti (the
+# CUDA Toolkit's, for the tracer alone).
+grep '^ Depends:' "$work/info.txt" | sed 's/^ Depends://; s/([^)]*)//g' | tr ',|' '\n\n' | tr -d ' ' >"$work/depends.txt"
+for elf in "$root/usr/bin/cuptitrace" "$root"/usr/lib/libcuptitrace*.so; do
+  ldd "$elf" | awk '/=>/ {print $1, $3}' >"$work/loads.txt"
+  while read -r name lib; do
+    case $name in
+      libcupti.so*)
+        check "$(basename "$elf") loads $name, and only the tracer does" test "$(basename "$elf")" = libcuptitrace.so
+        continue ;;
+    esac
+    owner=$( (dpkg -S "$lib" || dpkg -S "$(readlink -f "$lib")") 2>/dev/null | head -1 | cut -d: -f1)
+    check "$(basename "$elf") loads $name from ${owner:-no package}, which Depends names" \
+      bash -c '[ -n "$1" ] && grep -qxF "$1" "$2"' _ "$owner" "$work/depends.txt"
+  done <"$work/loads.txt"
+done
+check "ldd read the command (it loads libstdc++)" grep -q "^libstdc++" <(ldd "$root/usr/bin/cuptitrace" | awk '{print $1}')
 "$root/usr/bin/cuptitrace" -- env >"$work/env.txt"
 check "it injects the package's library" has "$work/env.txt" "CUDA_INJECTION64_PATH=$root/usr/lib/libcuptitrace.so"
 finish deb "$(basename "$deb") installs under /usr and runs"
