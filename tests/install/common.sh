@@ -40,10 +40,16 @@ checks_from() {
   local prefix=$1 work=$2 source=$3 build=$4
   local hide_list=("$source")
   case "$build/" in "$source"/*) ;; *) hide_list+=("$build") ;; esac
-  local hide=()
-  if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then hide=(unshare -m)
-  elif unshare -rm true 2>/dev/null; then hide=(unshare -rm)
-  fi
+  # The first way that can mount a tmpfs here (containers may refuse both).
+  local hide=() way
+  mkdir -p "$work/probe"
+  for way in "unshare -m" "unshare -rm"; do
+    [ "$way" = "unshare -m" ] && [ "$(id -u)" -ne 0 ] && continue
+    if $way mount -t tmpfs -o size=1m cuptitrace-probe "$work/probe" 2>/dev/null; then
+      read -r -a hide <<<"$way"
+      break
+    fi
+  done
   if [ ${#hide[@]} -eq 0 ]; then
     echo "note: no mount namespace here: the trees stay in view"
     bash "$work/prefix_checks.sh" "$prefix" "$work" ""
