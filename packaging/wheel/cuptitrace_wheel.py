@@ -77,9 +77,9 @@ def _build_tree(config_settings):
 
 
 def _metadata(version):
-    return ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s\nLicense-File: LICENSE\n"
+    return ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: %s\nLicense: Apache-2.0\n"
             "Requires-Python: >=3.8\n\nThe cuptitrace command, its tracing library and its Python hook:\n"
-            "`cuptitrace -- python train.py`, `cuptitrace --pytorch -- python train.py`.\n"
+            "`cuptitrace -- python train.py`, `cuptitrace --pytorch ops -- python train.py`.\n"
             "Tracing needs the CUDA driver and the CUDA Toolkit's CUPTI (libcupti.so.13).\n"
             % (NAME, version, SUMMARY))
 
