@@ -446,8 +446,11 @@ void PmSampler::decode(Device& d) {
           const uint64_t gap = (r.start - d.lastEnd + interval / 2) / interval;
           d.lost += gap;
           lost_ += gap;
+          // Whether the samples beyond a full image stay in the hardware buffer.
+          if (d.afterFill) lostAtFill_ += gap;
         }
       }
+      d.afterFill = false;
       if (r.end > d.lastEnd) d.lastEnd = r.end;
       b.records.push_back(r);
       b.index.push_back(i);
@@ -459,6 +462,7 @@ void PmSampler::decode(Device& d) {
     if (b.image || !b.records.empty()) evaluator_.push(std::move(b));
     if (!info.more) return;
     ++imagesFilled_;  // held up past the image's room: decoded again at once
+    d.afterFill = true;
   }
 }
 
@@ -492,7 +496,10 @@ void PmSampler::publish(Trace& trace) const {
   c["gpu_metrics.hardware_buffer_bytes"] = hardwareBufferBytes_;
   c["gpu_metrics.decodes"] = decodes_;
   c["gpu_metrics.longest_gap_ns"] = longestGapNs_;
-  if (imagesFilled_) c["gpu_metrics.images_filled"] = imagesFilled_;
+  if (imagesFilled_) {
+    c["gpu_metrics.images_filled"] = imagesFilled_;
+    c["gpu_metrics.samples_lost_at_fill"] = lostAtFill_;
+  }
   if (evaluator_.evaluatedInline()) c["gpu_metrics.evaluated_inline"] = evaluator_.evaluatedInline();
   if (evaluator_.failed()) c["gpu_metrics.evaluate_errors"] = evaluator_.failed();
   c["gpu_metrics.eval_queue_max"] = evaluator_.maxQueued();

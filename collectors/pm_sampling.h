@@ -136,6 +136,7 @@ class PmSampler {
     bool chosen = false;   // metrics chosen and a session started once: it can resume
     bool running = false;
     bool fresh = false;    // a session just began: its first sample is not the program's
+    bool afterFill = false;  // the last decode filled its image: the next sample shows what it lost
     uint64_t lastEnd = 0;  // trace clock: the end of the last sample
     uint64_t decodePeriodNs = 0;  // for the images of its session
     std::chrono::steady_clock::time_point lastDecode{};  // this session's last decode
@@ -195,6 +196,7 @@ class PmSampler {
   // free one, and the images' room (samples, bytes) of the last session.
   uint64_t decodeNs_ = 0, decodeDataNs_ = 0, spansNs_ = 0, longestDecodeNs_ = 0;
   uint64_t longestDecodeIntervalNs_ = 0, imagesMade_ = 0, imageSamplesMade_ = 0, imageBytes_ = 0;
+  uint64_t lostAtFill_ = 0;  // of lost_, in the gap right after a full image
   uint64_t samplerCpuNs_ = 0;    // the sampling thread's decoding, CPU time
   uint64_t setUpCpuNs_ = 0;      // setting devices up, CPU time
   std::chrono::steady_clock::time_point firstSession_{};  // when sampling first started

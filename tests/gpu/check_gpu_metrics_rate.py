@@ -155,10 +155,12 @@ def main():
     resumed = c.get("gpu_metrics.sessions_resumed", 0)
     line = ("%s: %d samples, %d lost, longest gap %.1f us (period %.1f us), sampler CPU %.3f of a core "
             "(evaluation %.3f), alignment %d/%d kernels within one period, %d kernels without a sample, "
-            "overflows %d, images filled %d, evaluated inline %d, decode period %.1f ms, buffer %d MiB"
+            "overflows %d, images filled %d (%d samples lost right after them), evaluated inline %d, "
+            "decode period %.1f ms, buffer %d MiB"
             % (a.label or a.native, len(samples), lost, longest[0] / 1e3, period / 1e3, cpu, evaluate,
                aligned, len(kernels), unsampled, c.get("gpu_metrics.overflows", 0),
-               c.get("gpu_metrics.images_filled", 0), c.get("gpu_metrics.evaluated_inline", 0),
+               c.get("gpu_metrics.images_filled", 0), c.get("gpu_metrics.samples_lost_at_fill", 0),
+               c.get("gpu_metrics.evaluated_inline", 0),
                c.get("gpu_metrics.decode_period_ns", 0) / 1e6, c.get("gpu_metrics.hardware_buffer_bytes", 0) >> 20))
     if edges:
         # Where the samples put the kernels' edges, against the kernels' own clock.

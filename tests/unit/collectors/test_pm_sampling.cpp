@@ -593,4 +593,22 @@ TEST_CASE("pm sampling: a decode that fills its image is decoded on at once, not
   CHECK(r.trace.store.count(RecordKind::GpuMetric) == 30);
   CHECK(r.trace.counters["gpu_metrics.images_filled"] == 1);
   CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 0);
+  CHECK(r.trace.counters["gpu_metrics.samples_lost_at_fill"] == 0);
+}
+
+TEST_CASE("pm sampling: samples a full image lost are told from other losses") {
+  Run r;
+  r.make();
+  // The first decode fills its image, and the samples beyond it are gone;
+  // a later overflow loses three more, not at a fill.
+  r.devices[0].fullAt = {1};
+  r.devices[0].skipAt = {1, 3};
+  r.sampler->addDevice(0);
+  r.sampler->pollOnce();  // decodes 1 (full) and 2
+  r.sampler->pollOnce();  // decode 3
+  r.sampler->stop();
+  r.sampler->publish(r.trace);
+  CHECK(r.trace.counters["gpu_metrics.images_filled"] == 1);
+  CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 6);
+  CHECK(r.trace.counters["gpu_metrics.samples_lost_at_fill"] == 3);
 }
