@@ -54,6 +54,18 @@ struct PmDecodeInfo {
   bool overflow = false;    // the hardware buffer overflowed since the last decode
   bool more = false;        // the counter data image filled: decode again at once
   uint64_t incomplete = 0;  // samples begun but not complete when decoded (dropped)
+  bool imageMade = false;   // no image to reuse: a fresh one was made (copied) for it
+  uint64_t decodeDataNs = 0;  // wall time of the decode proper (cuptiPmSamplingDecodeData)
+  uint64_t spansNs = 0;       // wall time reading the samples' spans
+};
+
+// A session's counter data images: the sampler asks for room for `samples`
+// in at most `maxBytes`; the backend says what it made (fewer samples when
+// that many do not fit) and their size.
+struct PmImageSize {
+  uint32_t samples = 0;
+  uint64_t maxBytes = 0;  // 0: no limit
+  uint64_t bytes = 0;     // out: one image's size
 };
 
 class PmBackend {
@@ -69,10 +81,11 @@ class PmBackend {
   virtual std::vector<std::string> knownMetrics(uint32_t device) = 0;
   // Sets sampling of `metrics` on `device` up, every `intervalNs` of GPU
   // time, with a hardware buffer of `bufferBytes` and images of
-  // `imageSamples` samples each, and starts it. Again after close(): a new
-  // session on the device's new context.
+  // `image.samples` samples each (fewer when those do not fit in
+  // `image.maxBytes`: `image` says what was made), and starts it. Again
+  // after close(): a new session on the device's new context.
   virtual PmStatus start(uint32_t device, const std::vector<std::string>& metrics,
-                         uint64_t intervalNs, uint64_t bufferBytes, uint32_t imageSamples) = 0;
+                         uint64_t intervalNs, uint64_t bufferBytes, PmImageSize& image) = 0;
   // Decodes what the hardware buffer holds, and no more than an image takes,
   // into a fresh image: appends the spans of the samples completed to `out`
   // and hands the image over in `image` (null when nothing was decoded). Only

@@ -18,6 +18,7 @@
 #include <cupti_target.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -139,17 +140,22 @@ struct ImagePool {
   std::vector<uint8_t> blank;
   std::mutex mutex;
   std::vector<std::vector<uint8_t>> free;
-  static constexpr size_t kKeep = 12;  // the queue's depth and a few: more are freed
+  // Images hold a quarter of a second of samples or more (tens of MiB at
+  // high rates): a few are kept, enough for the one or two in flight.
+  static constexpr size_t kKeep = 3;
 
-  std::vector<uint8_t> take() {
+  // `made`: none was free, the blank was copied (on the caller's thread).
+  std::vector<uint8_t> take(bool& made) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       if (!free.empty()) {
         std::vector<uint8_t> image = std::move(free.back());
         free.pop_back();
+        made = false;
         return image;
       }
     }
+    made = true;
     return blank;
   }
   // Reset on the caller's thread (the evaluating one), not the decoding one.
@@ -204,8 +210,15 @@ struct DeviceState {
   std::shared_ptr<ImagePool> pool;  // the session's images (initialized by its object)
   uint64_t interval = 0;
   uint64_t bufferBytes = 0;
-  uint32_t imageSamples = 0;
+  uint32_t imageSamples = 0;    // asked for
+  uint64_t imageMaxBytes = 0;   // 0: no limit
+  uint32_t imageMade = 0;       // what the last session's images hold
 };
+
+uint64_t nsSince(std::chrono::steady_clock::time_point t) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t).count());
+}
 
 class CuptiPmBackend final : public PmBackend {
  public:
@@ -282,7 +295,7 @@ class CuptiPmBackend final : public PmBackend {
   }
 
   PmStatus start(uint32_t device, const std::vector<std::string>& metrics, uint64_t intervalNs,
-                 uint64_t bufferBytes, uint32_t imageSamples) override {
+                 uint64_t bufferBytes, PmImageSize& image) override {
     std::lock_guard<std::mutex> lock(mutex_);
     DeviceState& d = probeLocked(device);
     // A session never closed (its context went while the sampler was held
@@ -300,8 +313,14 @@ class CuptiPmBackend final : public PmBackend {
     d.evaluation = std::move(e);
     d.interval = intervalNs;
     d.bufferBytes = bufferBytes;
-    d.imageSamples = std::max<uint32_t>(imageSamples, 1);
-    return begin(device, d);
+    d.imageSamples = std::max<uint32_t>(image.samples, 1);
+    d.imageMaxBytes = image.maxBytes;
+    const PmStatus began = begin(device, d);
+    if (began.ok()) {
+      image.samples = d.imageMade;
+      image.bytes = d.pool->blank.size();
+    }
+    return began;
   }
 
   PmStatus decode(uint32_t device, std::vector<PmSample>& out, PmDecodeInfo& info,
@@ -309,12 +328,14 @@ class CuptiPmBackend final : public PmBackend {
     std::lock_guard<std::mutex> lock(mutex_);
     DeviceState& d = devices_[device];
     if (d.pm == nullptr || d.pool == nullptr) return {};
-    std::vector<uint8_t> data = d.pool->take();
+    std::vector<uint8_t> data = d.pool->take(info.imageMade);
     auto p = CUPTI_PARAMS(CUpti_PmSampling_DecodeData_Params);
     p.pPmSamplingObject = d.pm;
     p.pCounterDataImage = data.data();
     p.counterDataImageSize = data.size();
+    const auto began = std::chrono::steady_clock::now();
     const CUptiResult r = cuptiPmSamplingDecodeData(&p);
+    info.decodeDataNs = nsSince(began);
     if (r == CUPTI_ERROR_OUT_OF_MEMORY || p.overflow != 0) {
       // The hardware buffer overflowed: CUPTI decodes nothing more from this
       // session and will not start it again (CUDA 13.0). A new one takes over;
@@ -330,7 +351,12 @@ class CuptiPmBackend final : public PmBackend {
       d.pool->give(std::move(data));
       return status(r, "cuptiPmSamplingDecodeData");
     }
+    // A full image: CUPTI's documentation does not say whether the records
+    // that did not fit stay in the hardware buffer; the sampler decodes again
+    // at once (into a fresh image) and counts what the gap shows lost. It
+    // sizes images so that this does not happen.
     info.more = p.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+    const auto spans = std::chrono::steady_clock::now();
     auto di = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataInfo_Params);
     di.pCounterDataImage = data.data();
     di.counterDataImageSize = data.size();
@@ -350,6 +376,7 @@ class CuptiPmBackend final : public PmBackend {
       if ((q = cuptiPmSamplingCounterDataGetSampleInfo(&si)) != CUPTI_SUCCESS) break;
       out.push_back({si.startTimestamp, si.endTimestamp});
     }
+    info.spansNs = nsSince(spans);
     // Begun but not complete: lost with the image.
     if (di.numPopulatedSamples > di.numCompletedSamples)
       info.incomplete = di.numPopulatedSamples - di.numCompletedSamples;
@@ -399,18 +426,28 @@ class CuptiPmBackend final : public PmBackend {
     if ((r = cuptiPmSamplingSetConfig(&config)) != CUPTI_SUCCESS) return fail(d, r, "cuptiPmSamplingSetConfig");
     {
       // About 22 KB a sample with the default set on GH100; the sampler
-      // sizes an image for a few decode periods of samples, so that a decode
-      // never fills it. Made for each session: the image is initialized by
-      // its object, and the images in flight of the last session keep theirs.
-      auto size = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params);
-      size.pPmSamplingObject = d.pm;
-      size.pMetricNames = d.evaluation->names.data();
-      size.numMetrics = d.evaluation->names.size();
-      size.maxSamples = d.imageSamples;
-      if ((r = cuptiPmSamplingGetCounterDataSize(&size)) != CUPTI_SUCCESS)
+      // asks for room for a quarter of a second of samples or more, within
+      // a number of bytes: fewer samples when those do not fit. Made for
+      // each session: the image is initialized by its object, and the
+      // images in flight of the last session keep theirs.
+      size_t bytes = 0;
+      if ((r = counterDataSize(d, d.imageSamples, bytes)) != CUPTI_SUCCESS)
         return fail(d, r, "cuptiPmSamplingGetCounterDataSize");
+      d.imageMade = d.imageSamples;
+      if (d.imageMaxBytes != 0 && bytes > d.imageMaxBytes) {
+        // The size is a header and so much a sample: as many as fit.
+        size_t one = 0, two = 0;
+        if ((r = counterDataSize(d, 1, one)) != CUPTI_SUCCESS || (r = counterDataSize(d, 2, two)) != CUPTI_SUCCESS)
+          return fail(d, r, "cuptiPmSamplingGetCounterDataSize");
+        const uint64_t each = std::max<uint64_t>(two - one, 1);
+        const uint64_t header = one > each ? one - each : 0;
+        const uint64_t fit = d.imageMaxBytes > header ? (d.imageMaxBytes - header) / each : 1;
+        d.imageMade = static_cast<uint32_t>(std::clamp<uint64_t>(fit, 1, d.imageSamples));
+        if ((r = counterDataSize(d, d.imageMade, bytes)) != CUPTI_SUCCESS)
+          return fail(d, r, "cuptiPmSamplingGetCounterDataSize");
+      }
       auto pool = std::make_shared<ImagePool>();
-      pool->blank.assign(size.counterDataSize, 0);
+      pool->blank.assign(bytes, 0);
       auto init = CUPTI_PARAMS(CUpti_PmSampling_CounterDataImage_Initialize_Params);
       init.pPmSamplingObject = d.pm;
       init.counterDataSize = pool->blank.size();
@@ -423,6 +460,16 @@ class CuptiPmBackend final : public PmBackend {
     go.pPmSamplingObject = d.pm;
     if ((r = cuptiPmSamplingStart(&go)) != CUPTI_SUCCESS) return fail(d, r, "cuptiPmSamplingStart");
     return {};
+  }
+  CUptiResult counterDataSize(DeviceState& d, uint32_t samples, size_t& bytes) {
+    auto size = CUPTI_PARAMS(CUpti_PmSampling_GetCounterDataSize_Params);
+    size.pPmSamplingObject = d.pm;
+    size.pMetricNames = d.evaluation->names.data();
+    size.numMetrics = d.evaluation->names.size();
+    size.maxSamples = samples;
+    const CUptiResult r = cuptiPmSamplingGetCounterDataSize(&size);
+    bytes = size.counterDataSize;
+    return r;
   }
   // Ends a session that failed part way: disabled, so that a later one can be enabled.
   PmStatus fail(DeviceState& d, CUptiResult r, const char* call) {

@@ -33,8 +33,8 @@ class FaultyPmBackend final : public PmBackend {
     return real_->knownMetrics(device);
   }
   PmStatus start(uint32_t device, const std::vector<std::string>& metrics, uint64_t intervalNs,
-                 uint64_t bufferBytes, uint32_t imageSamples) override {
-    return real_->start(device, metrics, intervalNs, bufferBytes, imageSamples);
+                 uint64_t bufferBytes, PmImageSize& image) override {
+    return real_->start(device, metrics, intervalNs, bufferBytes, image);
   }
   PmStatus decode(uint32_t device, std::vector<PmSample>& out, PmDecodeInfo& info,
                   std::unique_ptr<PmImage>& image) override {

@@ -24,15 +24,25 @@ std::string joined(const std::vector<std::string>& names, size_t limit) {
 
 }  // namespace
 
-uint64_t PmSampler::decodePeriodNs(uint64_t intervalNs) {
-  return std::clamp<uint64_t>(kSamplesPerDecode * std::max<uint64_t>(intervalNs, 1), kMinDecodePeriodNs,
-                              kMaxDecodePeriodNs);
+uint32_t PmSampler::imageSamples(uint64_t intervalNs, uint64_t roomNs) {
+  const uint64_t samples = roomNs / std::max<uint64_t>(intervalNs, 1) + 1;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(samples, kMinImageSamples, kMaxImageSamples));
 }
 
-uint32_t PmSampler::imageSamples(uint64_t intervalNs, uint64_t decodePeriodNs) {
-  const uint64_t perDecode = decodePeriodNs / std::max<uint64_t>(intervalNs, 1) + 1;
-  return static_cast<uint32_t>(std::clamp<uint64_t>(kImagePeriods * perDecode, 64, kMaxImageSamples));
+uint64_t PmSampler::decodePeriodNs(uint64_t intervalNs, uint32_t samples) {
+  const uint64_t room = uint64_t{samples} * std::max<uint64_t>(intervalNs, 1);
+  return std::clamp<uint64_t>(room / kImagePeriods, kMinDecodePeriodNs, kMaxDecodePeriodNs);
 }
+
+uint64_t PmSampler::maxImageBytes(const Config& config) {
+  return config.maxMemory != 0 ? std::min<uint64_t>(kMaxImageBytes, config.maxMemory / 8) : kMaxImageBytes;
+}
+
+namespace {
+uint64_t nsBetween(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return b > a ? static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count()) : 0;
+}
+}  // namespace
 
 PmSampler::PmSampler(StringTable& strings, const Config& config, std::unique_ptr<PmBackend> backend,
                      std::function<void(const std::string&)> say, Tuning tuning)
@@ -40,9 +50,15 @@ PmSampler::PmSampler(StringTable& strings, const Config& config, std::unique_ptr
       config_(config),
       backend_(std::move(backend)),
       say_(std::move(say)),
-      decodePeriodNs_(tuning.decodePeriodNs != 0 ? tuning.decodePeriodNs
-                                                 : decodePeriodNs(config.gpuMetricsIntervalNs)),
-      hardwareBufferBytes_(tuning.hardwareBufferBytes != 0 ? tuning.hardwareBufferBytes : kHardwareBufferBytes) {}
+      decodePeriodNs_(tuning.decodePeriodNs != 0
+                          ? tuning.decodePeriodNs
+                          : decodePeriodNs(config.gpuMetricsIntervalNs,
+                                           imageSamples(config.gpuMetricsIntervalNs,
+                                                        tuning.imageRoomNs != 0 ? tuning.imageRoomNs
+                                                                                : kImageRoomNs))),
+      periodTuned_(tuning.decodePeriodNs != 0),
+      hardwareBufferBytes_(tuning.hardwareBufferBytes != 0 ? tuning.hardwareBufferBytes : kHardwareBufferBytes),
+      imageRoomNs_(tuning.imageRoomNs != 0 ? tuning.imageRoomNs : kImageRoomNs) {}
 
 PmSampler::~PmSampler() { stop(); }
 
@@ -136,7 +152,7 @@ void PmSampler::run() noexcept {
     while (!stopping_) {
       // The period runs from one wake to the next: the time spent decoding
       // is not added to it.
-      const auto next = std::chrono::steady_clock::now() + std::chrono::nanoseconds(decodePeriodNs_);
+      const auto next = std::chrono::steady_clock::now() + std::chrono::nanoseconds(decodePeriodNs_.load());
       lock.unlock();
       pollOnce();
       lock.lock();
@@ -337,19 +353,39 @@ void PmSampler::setUp(uint32_t device) {
   for (const GpuMetric& m : d.metrics) d.scale.push_back(m.scale);
   if (!startSession(d)) return;
   d.chosen = true;
-  logger().info("gpu_metrics: {} sampled every {} ns: {} metrics, decoded every {} us", deviceText(d.id, d.chip),
-                config_.gpuMetricsIntervalNs, d.metrics.size(), decodePeriodNs_ / 1000);
+  logger().info("gpu_metrics: {} sampled every {} ns: {} metrics, decoded every {} us into images of {} samples "
+                "({} bytes)",
+                deviceText(d.id, d.chip), config_.gpuMetricsIntervalNs, d.metrics.size(), decodePeriodNs_.load() / 1000,
+                imageSamplesMade_, imageBytes_);
 }
 
 bool PmSampler::startSession(Device& d) {
   std::vector<std::string> names;
   for (const GpuMetric& m : d.metrics) names.push_back(m.name);
-  const PmStatus s = backend_->start(d.id, names, config_.gpuMetricsIntervalNs, hardwareBufferBytes_,
-                                     imageSamples(config_.gpuMetricsIntervalNs, decodePeriodNs_));
+  const uint64_t interval = std::max<uint64_t>(config_.gpuMetricsIntervalNs, 1);
+  PmImageSize image;
+  image.samples = imageSamples(interval, imageRoomNs_);
+  // A test's own decode period: room for kImagePeriods of them at least.
+  if (periodTuned_)
+    image.samples = std::max(image.samples,
+                             imageSamples(interval, kImagePeriods * (decodePeriodNs_.load() + interval)));
+  image.maxBytes = maxImageBytes(config_);
+  const PmStatus s = backend_->start(d.id, names, interval, hardwareBufferBytes_, image);
   if (!s.ok()) {
     fail(d, s, "starting the sampling");
     return false;
   }
+  imageSamplesMade_ = image.samples;
+  imageBytes_ = image.bytes;
+  // Images made smaller than asked (their bytes): decoded more often.
+  d.decodePeriodNs = decodePeriodNs(interval, image.samples);
+  if (!periodTuned_) {
+    uint64_t shortest = d.decodePeriodNs;
+    for (const Device& o : devices_)
+      if (o.running && o.decodePeriodNs != 0) shortest = std::min(shortest, o.decodePeriodNs);
+    decodePeriodNs_.store(shortest);
+  }
+  d.lastDecode = {};
   d.running = true;
   d.fresh = true;
   d.lastEnd = 0;  // a new session: the time without a context is not samples lost
@@ -363,7 +399,18 @@ void PmSampler::decode(Device& d) {
     batch_.clear();
     PmDecodeInfo info;
     PmBatch b;
+    const auto began = std::chrono::steady_clock::now();
+    // The time since the session's last decode: how late the thread was.
+    if (round == 0 && d.lastDecode != std::chrono::steady_clock::time_point{})
+      longestDecodeIntervalNs_ = std::max(longestDecodeIntervalNs_, nsBetween(d.lastDecode, began));
+    if (round == 0) d.lastDecode = began;
     const PmStatus s = backend_->decode(d.id, batch_, info, b.image);
+    const uint64_t took = nsBetween(began, std::chrono::steady_clock::now());
+    decodeNs_ += took;
+    longestDecodeNs_ = std::max(longestDecodeNs_, took);
+    decodeDataNs_ += info.decodeDataNs;
+    spansNs_ += info.spansNs;
+    imagesMade_ += info.imageMade ? 1 : 0;
     ++decodes_;
     incomplete_ += info.incomplete;
     if (info.overflow || s.code == PmStatus::Overflow) {
@@ -399,8 +446,11 @@ void PmSampler::decode(Device& d) {
           const uint64_t gap = (r.start - d.lastEnd + interval / 2) / interval;
           d.lost += gap;
           lost_ += gap;
+          // Whether the samples beyond a full image stay in the hardware buffer.
+          if (d.afterFill) lostAtFill_ += gap;
         }
       }
+      d.afterFill = false;
       if (r.end > d.lastEnd) d.lastEnd = r.end;
       b.records.push_back(r);
       b.index.push_back(i);
@@ -412,6 +462,7 @@ void PmSampler::decode(Device& d) {
     if (b.image || !b.records.empty()) evaluator_.push(std::move(b));
     if (!info.more) return;
     ++imagesFilled_;  // held up past the image's room: decoded again at once
+    d.afterFill = true;
   }
 }
 
@@ -433,11 +484,22 @@ void PmSampler::publish(Trace& trace) const {
   c["gpu_metrics.evaluate_cpu_ns"] = evaluator_.cpuNs();
   c["gpu_metrics.setup_cpu_ns"] = setUpCpuNs_;
   c["gpu_metrics.sampling_ns"] = samplingNs_;
-  c["gpu_metrics.decode_period_ns"] = decodePeriodNs_;
+  c["gpu_metrics.decode_period_ns"] = decodePeriodNs_.load();
+  c["gpu_metrics.decode_ns"] = decodeNs_;
+  c["gpu_metrics.decode_data_ns"] = decodeDataNs_;
+  c["gpu_metrics.decode_spans_ns"] = spansNs_;
+  c["gpu_metrics.longest_decode_ns"] = longestDecodeNs_;
+  c["gpu_metrics.longest_decode_interval_ns"] = longestDecodeIntervalNs_;
+  c["gpu_metrics.images_made"] = imagesMade_;
+  c["gpu_metrics.image_samples"] = imageSamplesMade_;
+  c["gpu_metrics.image_bytes"] = imageBytes_;
   c["gpu_metrics.hardware_buffer_bytes"] = hardwareBufferBytes_;
   c["gpu_metrics.decodes"] = decodes_;
   c["gpu_metrics.longest_gap_ns"] = longestGapNs_;
-  if (imagesFilled_) c["gpu_metrics.images_filled"] = imagesFilled_;
+  if (imagesFilled_) {
+    c["gpu_metrics.images_filled"] = imagesFilled_;
+    c["gpu_metrics.samples_lost_at_fill"] = lostAtFill_;
+  }
   if (evaluator_.evaluatedInline()) c["gpu_metrics.evaluated_inline"] = evaluator_.evaluatedInline();
   if (evaluator_.failed()) c["gpu_metrics.evaluate_errors"] = evaluator_.failed();
   c["gpu_metrics.eval_queue_max"] = evaluator_.maxQueued();

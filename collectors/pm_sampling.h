@@ -5,9 +5,10 @@
 // One thread of the tracer's own ("gpu metrics") decodes: once a context
 // exists on a device, it chooses the metrics (CUPTITRACE_GPU_METRICS_LIST or
 // the default set, core/gpu_metrics.h), sets sampling up and starts it; then
-// every few milliseconds (a period that shrinks with the rate) it decodes
-// what the hardware buffer holds into counter data images and reads the
-// samples' spans, nothing more. Their values are evaluated on a second
+// every few tens of milliseconds it decodes what the hardware buffer holds
+// into a counter data image with room for a quarter of a second of samples
+// or more (so that a late decode does not fill it) and reads the samples'
+// spans, nothing more. Their values are evaluated on a second
 // thread (pm_evaluator.h), which queues the finished GpuMetricRecords; the
 // drain thread moves them into the store (collect), so the store keeps one
 // writer and the samples count against CUPTITRACE_MAX_MEMORY and spill like
@@ -51,6 +52,7 @@ class PmSampler {
   struct Tuning {
     uint64_t hardwareBufferBytes;
     uint64_t decodePeriodNs;
+    uint64_t imageRoomNs;  // the time of samples an image has room for
   };
   // `say` prints one line (stderr in the tracer; tests collect them).
   PmSampler(StringTable& strings, const Config& config, std::unique_ptr<PmBackend> backend,
@@ -90,21 +92,30 @@ class PmSampler {
   // One round of the thread's work, on the calling thread (tests).
   void pollOnce();
 
-  // How often the hardware buffer is decoded: kSamplesPerDecode periods of
-  // the rate, within [kMinDecodePeriodNs, kMaxDecodePeriodNs].
-  static uint64_t decodePeriodNs(uint64_t intervalNs);
-  // The samples a counter data image holds: kImagePeriods decode periods'
-  // worth, within [64, kMaxImageSamples], so that a decode never fills one
-  // unless the thread was held up that long.
-  static uint32_t imageSamples(uint64_t intervalNs) {
-    return imageSamples(intervalNs, decodePeriodNs(intervalNs));
+  // The samples a counter data image is asked to hold: `roomNs` of samples
+  // at the rate (kImageRoomNs unless a test says), within [kMinImageSamples,
+  // kMaxImageSamples]. The backend makes fewer when they do not fit in
+  // maxImageBytes(): about 22 KB a sample with the default set on GH100.
+  static uint32_t imageSamples(uint64_t intervalNs, uint64_t roomNs = kImageRoomNs);
+  // How often the hardware buffer is decoded, for images of `samples`: a
+  // kImagePeriods-th of the time they hold, within [kMinDecodePeriodNs,
+  // kMaxDecodePeriodNs]; so a decode does not fill its image unless the
+  // thread was held up for three periods or more. CUPTI's cost is mostly per
+  // decode call, so fewer calls, each of more samples.
+  static uint64_t decodePeriodNs(uint64_t intervalNs, uint32_t samples);
+  static uint64_t decodePeriodNs(uint64_t intervalNs) {
+    return decodePeriodNs(intervalNs, imageSamples(intervalNs));
   }
-  static uint32_t imageSamples(uint64_t intervalNs, uint64_t decodePeriodNs);
-  static constexpr uint64_t kSamplesPerDecode = 64;
+  // The most bytes an image takes: kMaxImageBytes, and an eighth of the
+  // memory cap at most (images waiting count against it).
+  static uint64_t maxImageBytes(const Config& config);
+  static constexpr uint64_t kImageRoomNs = 250'000'000;
+  static constexpr uint32_t kMinImageSamples = 64;
+  static constexpr uint32_t kMaxImageSamples = 1u << 16;
+  static constexpr uint64_t kMaxImageBytes = uint64_t{64} << 20;
   static constexpr uint64_t kMinDecodePeriodNs = 2'000'000;
-  static constexpr uint64_t kMaxDecodePeriodNs = 20'000'000;
+  static constexpr uint64_t kMaxDecodePeriodNs = 50'000'000;
   static constexpr uint64_t kImagePeriods = 4;
-  static constexpr uint32_t kMaxImageSamples = 1024;
   // The longest a program thread waits in addDevice for a device's set-up.
   static constexpr uint64_t kSetUpWaitNs = 5'000'000'000;
   // The longest a program thread waits in removeDevice for the thread's work.
@@ -125,7 +136,10 @@ class PmSampler {
     bool chosen = false;   // metrics chosen and a session started once: it can resume
     bool running = false;
     bool fresh = false;    // a session just began: its first sample is not the program's
+    bool afterFill = false;  // the last decode filled its image: the next sample shows what it lost
     uint64_t lastEnd = 0;  // trace clock: the end of the last sample
+    uint64_t decodePeriodNs = 0;  // for the images of its session
+    std::chrono::steady_clock::time_point lastDecode{};  // this session's last decode
     uint64_t samples = 0;
     uint64_t lost = 0;
   };
@@ -165,14 +179,24 @@ class PmSampler {
   std::vector<Device> devices_;  // set up (under workMutex_)
   std::vector<PmSample> batch_;
   PmEvaluator evaluator_;
-  uint64_t decodePeriodNs_;
+  // The shortest of the devices' decode periods (read by the thread's loop).
+  std::atomic<uint64_t> decodePeriodNs_;
+  const bool periodTuned_;
   uint64_t hardwareBufferBytes_;
+  uint64_t imageRoomNs_;
 
   // Counters (under workMutex_, read by publish once stopped).
   uint64_t samples_ = 0, lost_ = 0, overflows_ = 0, incomplete_ = 0, decodeErrors_ = 0;
   uint64_t resumed_ = 0;         // sessions started again on a device's new context
   uint64_t goneUnstopped_ = 0;   // devices whose last context went before the work let go of them
   uint64_t decodes_ = 0, imagesFilled_ = 0, longestGapNs_ = 0;
+  // How the decodes went: wall time in the backend's decode (all of it,
+  // CUPTI's decode proper, reading the spans), the longest call, the longest
+  // time between two decodes of a session, images copied for want of a
+  // free one, and the images' room (samples, bytes) of the last session.
+  uint64_t decodeNs_ = 0, decodeDataNs_ = 0, spansNs_ = 0, longestDecodeNs_ = 0;
+  uint64_t longestDecodeIntervalNs_ = 0, imagesMade_ = 0, imageSamplesMade_ = 0, imageBytes_ = 0;
+  uint64_t lostAtFill_ = 0;  // of lost_, in the gap right after a full image
   uint64_t samplerCpuNs_ = 0;    // the sampling thread's decoding, CPU time
   uint64_t setUpCpuNs_ = 0;      // setting devices up, CPU time
   std::chrono::steady_clock::time_point firstSession_{};  // when sampling first started

@@ -302,7 +302,8 @@ void Tracer::startGpuMetrics() {
     if (auto faulty = makeFaultyPmBackend(fault, std::move(backend))) backend = std::move(faulty);
     else backend = makeCuptiPmBackend();
   }
-  // And compare the hardware buffer's size and the decode period (in MiB and us).
+  // And compare the hardware buffer's size, the decode period and the
+  // images' room (in MiB, us and ms of samples).
   PmSampler::Tuning tuning{};
   auto number = [](const char* name) -> uint64_t {
     const char* text = std::getenv(name);
@@ -310,6 +311,7 @@ void Tracer::startGpuMetrics() {
   };
   tuning.hardwareBufferBytes = number("CUPTITRACE_TEST_GPU_METRICS_BUFFER_MB") << 20;
   tuning.decodePeriodNs = number("CUPTITRACE_TEST_GPU_METRICS_DECODE_US") * 1000;
+  tuning.imageRoomNs = number("CUPTITRACE_TEST_GPU_METRICS_IMAGE_MS") * 1'000'000;
   pmSampler_ = std::make_unique<PmSampler>(
       trace_.strings, config_, std::move(backend),
       [](const std::string& line) { std::fprintf(stderr, "cuptitrace: %s\n", line.c_str()); }, tuning);

@@ -2,13 +2,19 @@
 
 usage: check_gpu_metrics_rate.py TRACE.native --interval-ns N [--targets] [--reset] [--report-only]
 
-Prints one line: samples kept, samples lost (the trace's gpu_metrics.samples_lost),
+Prints two lines. The first: samples kept, samples lost (the trace's gpu_metrics.samples_lost),
 the longest gap between two samples, the sampling thread's CPU time as a
 fraction of a core (gpu_metrics.sampler_cpu_ns over gpu_metrics.sampling_ns)
 and the evaluation's, and the alignment check: for each kernel, the first
 and last sample whose SMs Active shows it (20 % or more), looked for between
 the midpoints of the idle times around the kernel, must lie within one
-period of the kernel's start and end.
+period of the kernel's start and end. With --reset the time the device had
+no context (the kernels' pause around cudaDeviceReset) is not a gap. The
+second: how the decodes went (gpu_metrics.decodes and the time they are
+measured over, the longest decode call, the longest time between two decodes
+of a session, the wall time in CUPTI's decode proper and in reading the
+samples' spans, per second of sampling, the images' room and how many were
+made afresh), so that a run explains its losses and its CPU time.
 
 Exit 1 when a check fails: always the alignment (95 % of the kernels, and
 every kernel has a sample over it); with --targets also 0 samples lost, no
@@ -101,6 +107,12 @@ def main():
     problems = []
 
     gaps = [(samples[i][0] - samples[i - 1][1], samples[i - 1][1]) for i in range(1, len(samples))]
+    pause = (0, 0)
+    if a.reset and len(kernels) > 1:
+        # The longest time between two kernels is the reset's: no context then, no samples.
+        i = max(range(1, len(kernels)), key=lambda i: kernels[i][0] - kernels[i - 1][1])
+        pause = (kernels[i - 1][1], kernels[i][0])
+        gaps = [g for g in gaps if not (g[1] >= pause[0] - period and g[1] + g[0] <= pause[1] + period)]
     longest = max(gaps, default=(0, 0))
     lost = c.get("gpu_metrics.samples_lost", -1)
     wall = c.get("gpu_metrics.sampling_ns", 0)
@@ -143,10 +155,12 @@ def main():
     resumed = c.get("gpu_metrics.sessions_resumed", 0)
     line = ("%s: %d samples, %d lost, longest gap %.1f us (period %.1f us), sampler CPU %.3f of a core "
             "(evaluation %.3f), alignment %d/%d kernels within one period, %d kernels without a sample, "
-            "overflows %d, images filled %d, evaluated inline %d, decode period %.1f ms, buffer %d MiB"
+            "overflows %d, images filled %d (%d samples lost right after them), evaluated inline %d, "
+            "decode period %.1f ms, buffer %d MiB"
             % (a.label or a.native, len(samples), lost, longest[0] / 1e3, period / 1e3, cpu, evaluate,
                aligned, len(kernels), unsampled, c.get("gpu_metrics.overflows", 0),
-               c.get("gpu_metrics.images_filled", 0), c.get("gpu_metrics.evaluated_inline", 0),
+               c.get("gpu_metrics.images_filled", 0), c.get("gpu_metrics.samples_lost_at_fill", 0),
+               c.get("gpu_metrics.evaluated_inline", 0),
                c.get("gpu_metrics.decode_period_ns", 0) / 1e6, c.get("gpu_metrics.hardware_buffer_bytes", 0) >> 20))
     if edges:
         # Where the samples put the kernels' edges, against the kernels' own clock.
@@ -154,8 +168,19 @@ def main():
         line += (", median edge offsets %+.1f us (start) %+.1f us (end)"
                  % (mid([e[0] for e in edges]) / 1e3, mid([e[1] for e in edges]) / 1e3))
     if a.reset:
-        line += ", sessions resumed %d" % resumed
+        line += ", sessions resumed %d (%.1f ms without a context left out of the gaps)" % (
+            resumed, (pause[1] - pause[0]) / 1e6)
     print(line)
+    decodes = c.get("gpu_metrics.decodes", 0)
+    per_s = lambda name: c.get(name, 0) / wall if wall else float("nan")
+    print("  decodes: %d (%.1f a second), longest decode call %.2f ms, longest between two decodes %.2f ms, "
+          "in decode calls %.3f s a second (CUPTI's decode %.3f, spans %.3f), images of %d samples (%.1f MiB), "
+          "%d made afresh"
+          % (decodes, decodes * 1e9 / wall if wall else float("nan"), c.get("gpu_metrics.longest_decode_ns", 0) / 1e6,
+             c.get("gpu_metrics.longest_decode_interval_ns", 0) / 1e6, per_s("gpu_metrics.decode_ns"),
+             per_s("gpu_metrics.decode_data_ns"), per_s("gpu_metrics.decode_spans_ns"),
+             c.get("gpu_metrics.image_samples", 0), c.get("gpu_metrics.image_bytes", 0) / 2**20,
+             c.get("gpu_metrics.images_made", 0)))
     for k in worst[:5]:
         print("  kernel of %.2f ms: first sample showing it %s, last %s" %
               (k[0] / 1e6, "none" if k[1] is None else "%+.1f us from its start" % (k[1] / 1e3),

@@ -10,9 +10,14 @@
 #     sampled and aligned within one period. 20 and 50 kHz are reported only;
 #  2. cudaDeviceReset half-way through at 10 kHz: sampling starts again on the
 #     new context (gpu_metrics.sessions_resumed 1, the later kernels sampled).
-# CUPTITRACE_TEST_GPU_METRICS_BUFFER_MB and CUPTITRACE_TEST_GPU_METRICS_DECODE_US,
-# when set, change the hardware buffer's size and the decode period, to compare.
-#   gpu_metrics_rate.sh SAMPLE LIBCUPTITRACE CUPTITRACE_CLI OUTDIR [SECONDS]
+# Each rate's second line says how the decodes went (the longest decode call,
+# the longest time between two decodes, CUPTI's time, the images' room).
+# RATES, when set, runs only those rates of 1kHz 10kHz 20kHz 50kHz (and the
+# reset run only when it names 10kHz): RATES="10kHz 20kHz" for a short run.
+# CUPTITRACE_TEST_GPU_METRICS_BUFFER_MB, CUPTITRACE_TEST_GPU_METRICS_DECODE_US and
+# CUPTITRACE_TEST_GPU_METRICS_IMAGE_MS, when set, change the hardware buffer's
+# size, the decode period and the images' room (ms of samples), to compare.
+#   [RATES="..."] gpu_metrics_rate.sh SAMPLE LIBCUPTITRACE CUPTITRACE_CLI OUTDIR [SECONDS]
 # Exits 77 without a GPU, 1 when a check failed.
 set -u
 if [ $# -lt 4 ]; then
@@ -51,13 +56,20 @@ run() {  # NAME RATE INTERVAL_NS EXTRA_CHECK_ARGS... -- SAMPLE_ARGS...
           "${checks[@]}" || fail=1
 }
 
-echo "== $seconds s of kernels of 1 to 20 ms, at each rate"
-run rate-1kHz 1kHz 1000000 -- "$seconds"
-run rate-10kHz 10kHz 100000 --targets -- "$seconds"
-run rate-20kHz 20kHz 50000 --report-only -- "$seconds"
-run rate-50kHz 50kHz 20000 --report-only -- "$seconds"
-echo "== cudaDeviceReset half-way, 10 kHz"
-run reset-10kHz 10kHz 100000 --reset -- "$seconds" 1
+rates=${RATES:-1kHz 10kHz 20kHz 50kHz}
+wants() { case " $rates " in *" $1 "*) return 0 ;; esac; return 1; }
+for r in $rates; do
+  case $r in 1kHz|10kHz|20kHz|50kHz) ;; *) echo "RATES: unknown rate '$r' (1kHz 10kHz 20kHz 50kHz)" >&2; exit 2 ;; esac
+done
+echo "== $seconds s of kernels of 1 to 20 ms, at each rate ($rates)"
+wants 1kHz && run rate-1kHz 1kHz 1000000 -- "$seconds"
+wants 10kHz && run rate-10kHz 10kHz 100000 --targets -- "$seconds"
+wants 20kHz && run rate-20kHz 20kHz 50000 --report-only -- "$seconds"
+wants 50kHz && run rate-50kHz 50kHz 20000 --report-only -- "$seconds"
+if wants 10kHz; then
+  echo "== cudaDeviceReset half-way, 10 kHz"
+  run reset-10kHz 10kHz 100000 --reset -- "$seconds" 1
+fi
 
 [ $fail -eq 0 ] && echo "gpu_metrics_rate: all checks passed"
 exit $fail

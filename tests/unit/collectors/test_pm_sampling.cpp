@@ -22,8 +22,11 @@ struct FakeDevice {
   PmStatus startStatus;
   std::vector<std::string> started;  // metrics of the last start
   uint64_t interval = 0;
-  uint32_t imageSamples = 0;
+  uint32_t imageSamples = 0;    // asked for
+  uint64_t imageMaxBytes = 0;   // asked for
+  uint64_t bytesPerSample = 0;  // when set: images are made within imageMaxBytes
   uint64_t bufferBytes = 0;
+  uint64_t decodeSleepNs = 0;   // each decode takes this long (a slow CUPTI call)
   uint64_t next = 1'000'000;  // GPU time of the next sample
   int decodes = 0;
   int starts = 0;
@@ -96,13 +99,17 @@ class FakeBackend final : public PmBackend {
             "lts__throughput.avg.pct_of_peak_sustained_elapsed"};
   }
   PmStatus start(uint32_t d, const std::vector<std::string>& metrics, uint64_t interval, uint64_t bufferBytes,
-                 uint32_t imageSamples) override {
+                 PmImageSize& image) override {
     std::lock_guard<std::mutex> lock(mutex);
     FakeDevice& f = devices[d];
     if (!f.startStatus.ok()) return f.startStatus;
     f.started = metrics;
     f.interval = interval;
-    f.imageSamples = imageSamples;
+    f.imageSamples = image.samples;
+    f.imageMaxBytes = image.maxBytes;
+    if (f.bytesPerSample != 0 && image.maxBytes != 0)
+      image.samples = static_cast<uint32_t>(std::min<uint64_t>(image.samples, image.maxBytes / f.bytesPerSample));
+    image.bytes = image.samples * std::max<uint64_t>(f.bytesPerSample, 1);
     f.bufferBytes = bufferBytes;
     if (f.starts++ > 0) f.next += 2'000'000'000;  // two seconds without a context
     f.running = true;
@@ -117,7 +124,11 @@ class FakeBackend final : public PmBackend {
     }
     std::lock_guard<std::mutex> lock(mutex);
     FakeDevice& f = devices[d];
+    if (f.decodeSleepNs != 0) std::this_thread::sleep_for(std::chrono::nanoseconds(f.decodeSleepNs));
     ++f.decodes;
+    info.decodeDataNs = 1000;  // of each decode, the part CUPTI's decode proper took
+    info.spansNs = 10;
+    info.imageMade = f.decodes == 1;  // no image free yet
     f.decodedOn = std::this_thread::get_id();
     for (size_t i = 0; i < perDecode; ++i) {
       PmSample s;
@@ -450,39 +461,123 @@ TEST_CASE("pm sampling: values are evaluated off the sampling thread, which only
   CHECK(c["gpu_metrics.longest_gap_ns"] == 0);  // back to back
 }
 
-TEST_CASE("pm sampling: the decode period and the image's room follow the rate") {
-  // Every rate from 1 Hz to 1 MHz: a decode period's samples fill at most a
-  // quarter of an image, up to the largest image, and the period is 2 to 20 ms.
+TEST_CASE("pm sampling: images hold a quarter of a second, decoded a few times over") {
+  // Every rate from 1 Hz to 1 MHz: an image has room for kImageRoomNs of
+  // samples (within its bounds), and is decoded kImagePeriods times or more
+  // in that time, every 2 to 50 ms.
   for (const uint64_t interval : {1'000'000'000ull, 1'000'000ull, 100'000ull, 50'000ull, 20'000ull, 1'000ull}) {
+    const uint32_t samples = PmSampler::imageSamples(interval);
     const uint64_t period = PmSampler::decodePeriodNs(interval);
-    const uint64_t perDecode = period / interval + 1;
+    CHECK(samples >= std::min<uint64_t>(PmSampler::kImageRoomNs / interval, PmSampler::kMaxImageSamples));
+    CHECK(samples >= PmSampler::kMinImageSamples);
     CHECK(period >= PmSampler::kMinDecodePeriodNs);
     CHECK(period <= PmSampler::kMaxDecodePeriodNs);
-    CHECK(PmSampler::imageSamples(interval) >= std::min<uint64_t>(4 * perDecode, PmSampler::kMaxImageSamples));
+    if (period > PmSampler::kMinDecodePeriodNs) CHECK(PmSampler::kImagePeriods * period <= samples * interval);
   }
-  // At 10 kHz: decoded every 6.4 ms, 64 samples at a time, in images of 260.
-  CHECK(PmSampler::decodePeriodNs(100'000) == 6'400'000);
+  // At 10 kHz: images of 2501 samples (250 ms), decoded every 50 ms.
+  CHECK(PmSampler::imageSamples(100'000) == 2501);
+  CHECK(PmSampler::decodePeriodNs(100'000) == 50'000'000);
+  // An eighth of the memory cap at most, 64 MiB at most.
+  Config small;
+  small.maxMemory = uint64_t{128} << 20;
+  CHECK(PmSampler::maxImageBytes(small) == uint64_t{16} << 20);
+  small.maxMemory = uint64_t{4} << 30;
+  CHECK(PmSampler::maxImageBytes(small) == PmSampler::kMaxImageBytes);
+
   Run r;
   r.config.gpuMetricsIntervalNs = 100'000;
   r.make();
   r.sampler->addDevice(0);
   r.sampler->pollOnce();
   r.sampler->stop();
-  CHECK(r.devices[0].imageSamples == PmSampler::imageSamples(100'000));
+  r.sampler->publish(r.trace);
+  CHECK(r.devices[0].imageSamples == 2501);
+  CHECK(r.devices[0].imageMaxBytes == PmSampler::maxImageBytes(r.config));
   CHECK(r.devices[0].bufferBytes == PmSampler::kHardwareBufferBytes);
+  CHECK(r.trace.counters["gpu_metrics.image_samples"] == 2501);
+  CHECK(r.trace.counters["gpu_metrics.decode_period_ns"] == 50'000'000);
+}
 
-  // A test's own buffer and period: the image follows the period.
+TEST_CASE("pm sampling: images made smaller than asked, to fit their bytes, are decoded more often") {
+  Run r;
+  r.config.gpuMetricsIntervalNs = 100'000;
+  r.config.maxMemory = uint64_t{80} << 20;  // images of 10 MiB at most
+  r.make();
+  r.devices[0].bytesPerSample = 10'000;     // 1048 samples fit: 104.8 ms of them
+  r.sampler->addDevice(0);
+  r.sampler->pollOnce();
+  r.sampler->stop();
+  r.sampler->publish(r.trace);
+  CHECK(r.devices[0].imageMaxBytes == uint64_t{10} << 20);
+  CHECK(r.trace.counters["gpu_metrics.image_samples"] == 1048);
+  CHECK(r.trace.counters["gpu_metrics.image_bytes"] == 10'480'000);
+  CHECK(r.trace.counters["gpu_metrics.decode_period_ns"] == 1048 * 100'000 / PmSampler::kImagePeriods);
+}
+
+TEST_CASE("pm sampling: a test's own buffer, decode period and images' room") {
   Run t;
   t.config.gpuMetricsIntervalNs = 100'000;
-  t.make({uint64_t{32} << 20, 10'000'000});
+  t.make({uint64_t{32} << 20, 10'000'000, 0});
   t.sampler->addDevice(0);
   t.sampler->pollOnce();
   t.sampler->stop();
   t.sampler->publish(t.trace);
   CHECK(t.devices[0].bufferBytes == uint64_t{32} << 20);
-  CHECK(t.devices[0].imageSamples == 4 * 101);
+  CHECK(t.devices[0].imageSamples == 2501);  // the default room holds four such periods
   CHECK(t.trace.counters["gpu_metrics.decode_period_ns"] == 10'000'000);
   CHECK(t.trace.counters["gpu_metrics.hardware_buffer_bytes"] == uint64_t{32} << 20);
+
+  // A long decode period: the image grows to hold four of them.
+  Run l;
+  l.config.gpuMetricsIntervalNs = 100'000;
+  l.make({0, 200'000'000, 0});
+  l.sampler->addDevice(0);
+  l.sampler->pollOnce();
+  l.sampler->stop();
+  CHECK(l.devices[0].imageSamples == PmSampler::imageSamples(100'000, 4 * 200'100'000));
+  CHECK(l.devices[0].imageSamples >= 8000);
+
+  // A small room: smaller images, decoded a quarter of it apart.
+  Run m;
+  m.config.gpuMetricsIntervalNs = 100'000;
+  m.make({0, 0, 20'000'000});
+  m.sampler->addDevice(0);
+  m.sampler->pollOnce();
+  m.sampler->stop();
+  m.sampler->publish(m.trace);
+  CHECK(m.devices[0].imageSamples == 201);
+  CHECK(m.trace.counters["gpu_metrics.decode_period_ns"] == 201 * 100'000 / 4);
+}
+
+TEST_CASE("pm sampling: the decodes' cost and lateness are counted") {
+  Run r;
+  r.make();
+  r.devices[0].decodeSleepNs = 5'000'000;  // each decode call takes 5 ms
+  r.sampler->addDevice(0);
+  r.sampler->pollOnce();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  r.sampler->pollOnce();
+  r.sampler->pollOnce();
+  // The last context goes, and comes back 100 ms later: that time is not a late decode.
+  r.sampler->removeDevice(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  r.sampler->addDevice(0);
+  r.sampler->pollOnce();
+  r.sampler->pollOnce();
+  r.sampler->stop();
+  r.sampler->publish(r.trace);
+  auto& c = r.trace.counters;
+  const uint64_t decodes = c["gpu_metrics.decodes"];
+  CHECK(decodes == 7);  // five rounds, and the last decode of each session
+  CHECK(c["gpu_metrics.decode_data_ns"] == decodes * 1000);
+  CHECK(c["gpu_metrics.decode_spans_ns"] == decodes * 10);
+  CHECK(c["gpu_metrics.decode_ns"] >= decodes * 5'000'000);
+  CHECK(c["gpu_metrics.longest_decode_ns"] >= 5'000'000);
+  CHECK(c["gpu_metrics.longest_decode_ns"] < 100'000'000);
+  // From the first decode's start to the second's: its 5 ms and the 30 ms between.
+  CHECK(c["gpu_metrics.longest_decode_interval_ns"] >= 35'000'000);
+  CHECK(c["gpu_metrics.longest_decode_interval_ns"] < 100'000'000);
+  CHECK(c["gpu_metrics.images_made"] == 1);
 }
 
 TEST_CASE("pm sampling: a decode that fills its image is decoded on at once, nothing lost") {
@@ -498,4 +593,22 @@ TEST_CASE("pm sampling: a decode that fills its image is decoded on at once, not
   CHECK(r.trace.store.count(RecordKind::GpuMetric) == 30);
   CHECK(r.trace.counters["gpu_metrics.images_filled"] == 1);
   CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 0);
+  CHECK(r.trace.counters["gpu_metrics.samples_lost_at_fill"] == 0);
+}
+
+TEST_CASE("pm sampling: samples a full image lost are told from other losses") {
+  Run r;
+  r.make();
+  // The first decode fills its image, and the samples beyond it are gone;
+  // a later overflow loses three more, not at a fill.
+  r.devices[0].fullAt = {1};
+  r.devices[0].skipAt = {1, 3};
+  r.sampler->addDevice(0);
+  r.sampler->pollOnce();  // decodes 1 (full) and 2
+  r.sampler->pollOnce();  // decode 3
+  r.sampler->stop();
+  r.sampler->publish(r.trace);
+  CHECK(r.trace.counters["gpu_metrics.images_filled"] == 1);
+  CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 6);
+  CHECK(r.trace.counters["gpu_metrics.samples_lost_at_fill"] == 3);
 }
