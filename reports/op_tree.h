@@ -20,6 +20,10 @@ struct OpTimes {
   uint64_t hostSelf = 0;
   uint64_t deviceSelf = 0, deviceTotal = 0;
   uint64_t kernelsSelf = 0;  // kernels launched directly inside it
+  // Kernel time alone (no copies or sets), and of it the kernels on Tensor
+  // Cores (kernel_traits.h), launched directly inside it and inside it at all.
+  uint64_t kernelTimeSelf = 0, kernelTimeTotal = 0;
+  uint64_t tensorTimeSelf = 0, tensorTimeTotal = 0;
   uint32_t forward = kNoRange;  // a backward node's forward operator (same sequence number)
 };
 
