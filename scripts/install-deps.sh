@@ -14,8 +14,10 @@ set -euo pipefail
 # GNU time measures peak memory in scripts/bench-recipe.sh. They go into
 # /usr/bin/python3's packages: `cuptitrace recipe` finds that Python when
 # python3 on PATH (pyenv, a virtualenv) has no Dask.
+# Chromium renders the HTML report headless in its tests (tests/html) and
+# makes the docs' screenshots (scripts/html-screenshots.sh): about 120 MB.
 packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev catch2 libsqlite3-dev python3 clang libclang-rt-dev
-  python3-dask python3-distributed python3-pandas time)
+  python3-dask python3-distributed python3-pandas time chromium)
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null; then sudo="sudo"; else
