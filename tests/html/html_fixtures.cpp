@@ -12,6 +12,7 @@
 //                                       launches) in memory, the page written from them:
 //                                       prints the page's size and the seconds it took
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -343,15 +344,18 @@ int main(int argc, char** argv) {
     Trace t;
     launchLoop(t, std::strtoull(argv[2], nullptr, 10));
     const auto start = std::chrono::steady_clock::now();
+    const std::clock_t cpuStart = std::clock();
     std::ofstream out(argv[3], std::ios::binary);
     HtmlOptions options;
     options.source = "launch_loop";
     writeHtmlReport(t, reportOptionsFromMetadata(t.meta), options, out);
     out.flush();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("records %llu page_bytes %lld seconds %.3f\n",
+    const double cpu = static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC;
+    // Wall and CPU seconds: on a loaded machine the first is stretched, the second not.
+    std::printf("records %llu page_bytes %lld seconds %.3f cpu_seconds %.3f\n",
                 static_cast<unsigned long long>(t.store.count(RecordKind::Kernel) + t.store.count(RecordKind::Api)),
-                static_cast<long long>(out.tellp()), seconds);
+                static_cast<long long>(out.tellp()), seconds, cpu);
     return out ? 0 : 1;
   }
   std::fprintf(stderr, "usage: html_fixtures cpp|pytorch|metrics PATH.native | launch-loop N PATH.html\n");

@@ -17,6 +17,15 @@ CT.tabGpuMetrics = function (panel) {
       'compute-bound, memory-bound or latency-bound. Trace with cuptitrace --gpu-metrics to fill this tab.'));
     return;
   }
+  // Values in the metric's unit: bytes per second as GB/s, large counts with SI prefixes.
+  function valueFormat(unit) {
+    if (unit.indexOf('bytes/s') >= 0) return function (v) { return (v / 1e9).toFixed(v >= 1e11 ? 0 : 1) + ' GB/s'; };
+    if (unit.indexOf('%') >= 0) return function (v) { return Number(v).toFixed(1) + '%'; };
+    return function (v) {
+      const a = Math.abs(v);
+      return a >= 1e9 ? (v / 1e9).toFixed(1) + ' G' : a >= 1e6 ? (v / 1e6).toFixed(1) + ' M' : a >= 1e4 ? (v / 1e3).toFixed(1) + ' k' : String(Math.round(v * 10) / 10);
+    };
+  }
   // One chart per metric, a line per device.
   const byName = {};
   series.forEach(function (s) { (byName[s.name + ' [' + s.unit + ']'] = byName[s.name + ' [' + s.unit + ']'] || []).push(s); });
@@ -25,11 +34,13 @@ CT.tabGpuMetrics = function (panel) {
     const list = byName[name];
     const samples = list.reduce(function (n, s) { return n + s.samples; }, 0);
     const card = CT.card(name, CT.fmtCount(samples) + ' samples' + (list.length > 1 ? ', ' + list.length + ' GPUs' : ''));
+    const fmt = valueFormat(list[0].unit);
+    const pct = list[0].unit.indexOf('%') >= 0;
     card.appendChild(CT.chart(tab, {
-      tooltip: {trigger: 'axis', confine: true, valueFormatter: function (v) { return Number(v).toFixed(1); }},
+      tooltip: {trigger: 'axis', confine: true, valueFormatter: fmt},
       legend: list.length > 1 ? {top: 0} : undefined,
-      grid: {left: 56, right: 16, top: list.length > 1 ? 30 : 14, bottom: 66},
-      xAxis: CT.timeAxis(), yAxis: {type: 'value', scale: list[0].unit.indexOf('%') < 0, max: list[0].unit.indexOf('%') >= 0 ? 100 : null},
+      grid: {left: 70, right: 16, top: list.length > 1 ? 30 : 14, bottom: 66},
+      xAxis: CT.timeAxis(), yAxis: {type: 'value', min: 0, max: pct ? 100 : null, axisLabel: {formatter: fmt}},
       dataZoom: CT.zoom,
       series: list.map(function (s, i) {
         return {name: 'GPU ' + s.device, type: 'line', step: 'start', showSymbol: false, sampling: 'lttb', lineStyle: {width: 1.2},
@@ -38,13 +49,14 @@ CT.tabGpuMetrics = function (panel) {
     }, 'short'));
     grid.appendChild(card);
   });
-  panel.appendChild(grid);
+  // The verdicts first, the metrics that give them after.
   if (report) {
     const card = CT.card('Kernels by GPU metrics', 'averaged over each kernel\'s own time, with a verdict');
-    card.appendChild(CT.table(tab, report));
+    card.appendChild(CT.table(tab, report, {plain: report.rows.length <= 12}));
     card.appendChild(CT.notes(report));
     panel.appendChild(CT.el('div', {class: 'grid'}, card));
   }
+  panel.appendChild(grid);
 };
 
 CT.tabMemory = function (panel) {

@@ -59,6 +59,8 @@ CT.table = function (tab, report, opts) {
         const td = CT.el('td', {class: c.type === 'name' ? 'text name' : isText(c) ? 'text' : ''});
         if (c.key === 'tensor_cores' || c.key === 'tc_eligible') {
           if (v !== null) td.appendChild(CT.el('span', {class: 'pill ' + (v === 'yes' ? 'yes' : 'no'), text: v}));
+        } else if (c.key === 'verdict' && v) {
+          td.appendChild(CT.el('span', {class: 'pill v-' + String(v).split('-')[0].split(' ')[0], text: v}));
         } else {
           td.textContent = CT.fmtCell(c, v);
         }
