@@ -169,9 +169,15 @@ def compare_with_stats(name, data, stats_args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", required=True)
-    ap.add_argument("--fixtures", required=True)
-    ap.add_argument("--rank-bench", required=True)
-    ap.add_argument("--src", required=True)
+    ap.add_argument("--fixtures")
+    ap.add_argument("--rank-bench")
+    # A real trace instead of the fixtures (the GPU test): its page from
+    # `cuptitrace report`, and the one written at exit (--at-exit), whose
+    # tabs in --full must have data.
+    ap.add_argument("--trace")
+    ap.add_argument("--at-exit")
+    ap.add_argument("--full", default="")
+    ap.add_argument("--src")
     ap.add_argument("--work", required=True)
     args = ap.parse_args()
     browser = chromium()
@@ -181,6 +187,15 @@ def main():
     work = args.work
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
+    if args.trace:
+        full = [t for t in args.full.split(",") if t]
+        expect = {"full": full, "tables": full}
+        pages = [("report", [args.trace], expect, [args.trace])]
+        if args.at_exit:
+            pages.append(("at-exit", None, expect, [args.trace]))
+        return check_pages(args, browser, work, pages)
+    if not args.fixtures or not args.rank_bench or not args.src:
+        sys.exit("browser_test.py: --fixtures, --rank-bench and --src, or --trace")
     train = os.path.join(args.src, "docs/examples/train.native")
     cpp = os.path.join(work, "cpp.native")
     metrics = os.path.join(work, "metrics.native")
@@ -211,6 +226,10 @@ def main():
         ("summaries", ["--summaries", summaries], {"charts": {"ranks": 1}, "tables": ["ranks"], "full": ["ranks"]},
          ["--summaries", summaries]),
     ]
+    return check_pages(args, browser, work, pages)
+
+
+def check_pages(args, browser, work, pages):
     # Chromium's own start-up, to tell it from a page's drawing.
     empty = os.path.join(work, "empty.html")
     with open(empty, "w") as f:
@@ -220,7 +239,10 @@ def main():
     for name, inputs, expect, stats_inputs in pages:
         page = os.path.join(work, name + ".html")
         start = time.monotonic()
-        run([args.cli, "report"] + inputs + ["-o", page])
+        if inputs is None:
+            shutil.copy(args.at_exit, page)
+        else:
+            run([args.cli, "report"] + inputs + ["-o", page])
         written = time.monotonic() - start
         static_checks(name, page)
         data = embedded_data(open(page, encoding="utf-8").read())
