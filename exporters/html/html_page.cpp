@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/json_text.h"
 #include "exporters/html/html_data.h"
@@ -109,22 +110,16 @@ void writeHtmlRankReport(const std::vector<RankSummary>& ranks, const std::vecto
     j.quoted(rankName(r));
     j.lit(",\"host\":");
     j.quoted(r.host);
-    j.lit(",\"pid\":");
-    j.uint(r.pid);
-    j.lit(",\"gpus\":");
-    j.uint(r.gpus);
-    j.lit(",\"compute_ns\":");
-    j.uint(r.computeNs);
-    j.lit(",\"comm_ns\":");
-    j.uint(r.commNs);
-    j.lit(",\"overlapped_ns\":");
-    j.uint(r.overlappedNs);
-    j.lit(",\"copy_ns\":");
-    j.uint(r.copyNs);
-    j.lit(",\"idle_ns\":");
-    j.uint(r.idleNs);
-    j.lit(",\"span_ns\":");
-    j.uint(r.spanNs);
+    const std::pair<const char*, uint64_t> numbers[] = {
+        {"pid", r.pid},          {"gpus", r.gpus},         {"compute_ns", r.computeNs},
+        {"comm_ns", r.commNs},   {"overlapped_ns", r.overlappedNs}, {"copy_ns", r.copyNs},
+        {"idle_ns", r.idleNs},   {"span_ns", r.spanNs}};
+    for (const auto& [name, value] : numbers) {
+      j.put(',');
+      j.quoted(name);
+      j.put(':');
+      j.uint(value);
+    }
     j.put('}');
   }
   j.lit("],\"reports\":");

@@ -43,6 +43,19 @@ void device(Trace& t) {
   t.contexts.push_back({1, 0, 7});
 }
 
+// What the tracer writes about the run.
+void runFacts(Trace& t, uint32_t pid, const char* process, const char* command, uint64_t base) {
+  t.meta.toolVersion = "fixture";
+  t.meta.hostName = "node17";
+  t.meta.pid = pid;
+  t.meta.processName = process;
+  t.meta.commandLine = command;
+  t.meta.baseTimestampNs = t.meta.startTimestampNs = base;
+  t.meta.startRealtimeNs = 1'764'300'000'000'000'000ull;
+  t.meta.cuptiVersion = 130001;
+  t.meta.driverVersion = 13000;
+}
+
 void api(Trace& t, uint64_t s, uint64_t e, const char* name, uint32_t corr, uint32_t tid = 5150) {
   ApiRecord r{};
   r.start = s;
@@ -102,15 +115,7 @@ void range(Trace& t, uint64_t s, uint64_t e, const std::string& message, uint32_
 // scratch buffer that grows every ten iterations.
 void cppTrace(Trace& t) {
   const uint64_t b = 2'000'000'000ull;
-  t.meta.toolVersion = "fixture";
-  t.meta.hostName = "node17";
-  t.meta.pid = 5150;
-  t.meta.processName = "jacobi_solver";
-  t.meta.commandLine = "./jacobi_solver --grid 4096 --iterations 40";
-  t.meta.baseTimestampNs = t.meta.startTimestampNs = b;
-  t.meta.startRealtimeNs = 1'764'300'000'000'000'000ull;
-  t.meta.cuptiVersion = 130001;
-  t.meta.driverVersion = 13000;
+  runFacts(t, 5150, "jacobi_solver", "./jacobi_solver --grid 4096 --iterations 40", b);
   device(t);
   uint32_t corr = 1;
   uint64_t ts = b + 1'000'000;
@@ -210,15 +215,7 @@ struct TorchLoop {
 
 void torchTrace(Trace& t) {
   const uint64_t b = 3'000'000'000ull;
-  t.meta.toolVersion = "fixture";
-  t.meta.hostName = "node17";
-  t.meta.pid = 4100;
-  t.meta.processName = "python3";
-  t.meta.commandLine = "python3 train_cnn.py --epochs 1 --batch-size 64";
-  t.meta.baseTimestampNs = t.meta.startTimestampNs = b;
-  t.meta.startRealtimeNs = 1'764'300'000'000'000'000ull;
-  t.meta.cuptiVersion = 130001;
-  t.meta.driverVersion = 13000;
+  runFacts(t, 4100, "python3", "python3 train_cnn.py --epochs 1 --batch-size 64", b);
   t.meta.config = {{"CUPTITRACE_PYTORCH", "shapes"}};
   device(t);
   TorchLoop L{t, b + 2'000'000, b + 2'000'000};
