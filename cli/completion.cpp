@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "cli/recipe_command.h"
 #include "cli/recover_command.h"
+#include "cli/report_command.h"
 #include "cli/stats_command.h"
 #include "cli/summarize_command.h"
 
@@ -28,6 +29,7 @@ std::string bashCompletion() {
       {"recover", recoverOptionWords()},
       {"recipe", recipeOptionWords()},
       {"summarize", summarizeOptionWords()},
+      {"report", reportOptionWords()},
   };
   for (const auto& [name, words] : commands)
     script +=
@@ -45,7 +47,7 @@ std::string bashCompletion() {
       "  if [[ $cur == -* ]]; then\n"
       "    COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
       "  elif [ $COMP_CWORD -eq 1 ]; then\n"
-      "    COMPREPLY=($(compgen -W \"convert stats merge recover recipe summarize\" -- \"$cur\") $(compgen -f -- "
+      "    COMPREPLY=($(compgen -W \"convert stats report merge recover recipe summarize\" -- \"$cur\") $(compgen -f -- "
       "\"$cur\"))\n"
       "  else\n"
       "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"

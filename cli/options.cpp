@@ -19,6 +19,8 @@ constexpr const char* kUsage =
     "  cuptitrace stats TRACE.native [--report NAME[,NAME]] [--format table|csv|json]\n"
     "                   [--top N] [--time-unit auto|ns|us|ms|s] [--name-width N]\n"
     "                                               print reports of a saved trace\n"
+    "  cuptitrace report TRACE.native... -o FILE.html  one HTML page of the reports as charts,\n"
+    "                                               offline (several traces: across ranks)\n"
     "  cuptitrace merge TRACE.native... -o OUT.json|OUT.pftrace|OUT.sqlite [--overwrite]\n"
     "                                               put several processes' saved traces on one\n"
     "                                               timeline, clocks aligned\n"

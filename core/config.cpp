@@ -24,7 +24,7 @@ constexpr NamedBit kActivities[] = {
     {"uvm", kActivityUvm},       {"api", kActivityApi},       {"osrt", kActivityOsrt},
     {"openacc", kActivityOpenAcc}, {"gpu_metrics", kActivityGpuMetrics},
 };
-constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}, {"pftrace", kFormatPftrace}, {"json.gz", kFormatJsonGz}, {"sqlite", kFormatSqlite}};
+constexpr NamedBit kFormats[] = {{"json", kFormatJson}, {"csv", kFormatCsv}, {"native", kFormatNative}, {"pftrace", kFormatPftrace}, {"json.gz", kFormatJsonGz}, {"sqlite", kFormatSqlite}, {"html", kFormatHtml}};
 
 template <size_t N>
 std::string namesOf(uint32_t mask, const NamedBit (&table)[N]) {
@@ -339,9 +339,10 @@ const std::vector<ConfigVar>& configTable() {
        "ACC_PROFLIB (cuptitrace sets it); it costs nothing in other programs. gpu_metrics samples each "
        "device's performance counters (SM, tensor, DRAM, PCIe, NVLink) at CUPTITRACE_GPU_METRICS_RATE.",
        applyActivities},
-      {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, json.gz, csv, native, pftrace, sqlite",
+      {"CUPTITRACE_FORMAT", "list", "json", "comma list of json, json.gz, csv, native, pftrace, sqlite, html",
        "Output formats written at exit (json.gz: the JSON, gzip-compressed as it is written; sqlite: "
-       "PREFIX.sqlite, tables as Nsight Systems exports them).",
+       "PREFIX.sqlite, tables as Nsight Systems exports them; html: PREFIX.html, the reports as charts "
+       "in one page that opens offline).",
        applyFormats},
       {"CUPTITRACE_OUTPUT", "path", "cuptitrace-%h-%p",
        "a path prefix; %h is the host name, %p the process id, %r the rank (torchrun, MPI, Slurm; "

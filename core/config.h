@@ -55,6 +55,7 @@ enum Format : uint32_t {
   kFormatPftrace = 1u << 3,  // Perfetto protobuf
   kFormatJsonGz = 1u << 4,   // the Chrome JSON, gzip-compressed as it is written
   kFormatSqlite = 1u << 5,   // a SQLite database in Nsight Systems' export schema
+  kFormatHtml = 1u << 6,     // the HTML report: the reports as charts, one self-contained page
 };
 
 enum class LogLevel { Off, Error, Warn, Info, Debug };

@@ -11,8 +11,9 @@
 #include "core/config.h"
 #include "exporters/json/chrome_json.h"
 #include "exporters/csv/csv.h"
-#include "exporters/file_output.h"
+#include "core/file_output.h"
 #include "exporters/gzip_stream.h"
+#include "exporters/html/html_report.h"
 #include "exporters/native/native.h"
 #include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/split_output.h"
@@ -96,6 +97,15 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
     if (r.error.empty()) result.written.push_back(path);
     else result.errors.push_back(r.error);
   }
+  // The report page holds summaries, never split: one page of the whole run.
+  if (formats & kFormatHtml) {
+    HtmlOptions options;
+    const auto slash = prefix.rfind('/');
+    options.source = (slash == std::string::npos ? prefix : prefix.substr(slash + 1)) + ".html";
+    writeFile(prefix + ".html",
+              [&](std::ostream& out) { writeHtmlReport(trace, reportOptionsFromMetadata(trace.meta), options, out); },
+              overwrite, result);
+  }
   const uint32_t timelines = formats & (kFormatJson | kFormatJsonGz | kFormatPftrace | kFormatCsv);
   if (splitBytes == 0 || timelines == 0) {
     writeTimelines(trace, trace, timelines, prefix, overwrite, result);
@@ -117,7 +127,7 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
 }
 
 bool outputsExist(const std::string& prefix) {
-  static const char* const kSuffixes[] = {".json",        ".json.gz", ".pftrace",    ".native",   ".sqlite",
+  static const char* const kSuffixes[] = {".json",        ".json.gz", ".pftrace",    ".native",   ".sqlite", ".html",
                                           ".kernels.csv", ".api.csv", ".reports.txt", ".1.json",   ".1.pftrace",
                                           ".1.json.gz",   ".1.kernels.csv"};
   struct stat st {};

@@ -1,6 +1,6 @@
 // Writes every requested output of a trace to files under a path prefix.
 // Each file is written under a temporary name and moved into place when
-// complete (exporters/file_output.h), so a file that exists is never half-written.
+// complete (core/file_output.h), so a file that exists is never half-written.
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 //
 // A failure of the stream underneath (a full disk) fails this stream too,
 // and the underneath stream keeps its own failed state, so exporters and
-// exporters/file_output.h see write errors as they would without gzip.
+// core/file_output.h see write errors as they would without gzip.
 #pragma once
 
 #include <cstdint>

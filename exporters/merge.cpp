@@ -5,7 +5,7 @@
 
 #include "core/rank_info.h"
 #include "exporters/json/chrome_json.h"
-#include "exporters/file_output.h"
+#include "core/file_output.h"
 #include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/sqlite/sqlite.h"
 

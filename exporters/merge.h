@@ -51,7 +51,7 @@ struct MergeResult {
   uint64_t bytes = 0;
 };
 // Writes the merged timeline of `sources` to `path` (format from its name),
-// safely (exporters/file_output.h): an existing file is replaced only with `overwrite`.
+// safely (core/file_output.h): an existing file is replaced only with `overwrite`.
 MergeResult writeMerged(const std::vector<MergeSource>& sources, const std::string& path,
                         bool overwrite);
 

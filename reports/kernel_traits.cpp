@@ -151,4 +151,19 @@ bool usesTensorCores(std::string_view name) {
   return typed && lowPrecision;
 }
 
+bool tensorCoreEligible(std::string_view opName) {
+  // "aten::addmm" -> "addmm"; "autograd::engine::evaluate_function: MmBackward0" -> "mmbackward0".
+  std::string n;
+  const size_t colon = opName.rfind(':');
+  for (const char c : opName.substr(colon == std::string_view::npos ? 0 : colon + 1))
+    if (c != ' ') n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const std::string_view exact : {"mm", "bmm", "addmm", "baddbmm", "addbmm", "matmul", "linear", "einsum",
+                                       "addmv", "mv", "dot", "tensordot", "_scaled_mm", "_int_mm"})
+    if (n == exact) return true;
+  for (const std::string_view part : {"conv", "linear", "matmul", "gemm", "attention", "flash", "lstm", "gru",
+                                      "rnn", "mmbackward", "bmmbackward", "addmmbackward"})
+    if (contains(n, part)) return true;
+  return false;
+}
+
 }  // namespace cuptitrace::reports

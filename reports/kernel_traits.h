@@ -59,4 +59,10 @@ KernelOccupancy theoreticalOccupancy(uint32_t threads, uint32_t registers, uint6
 // (triton_*) do not say: they count as not.
 bool usesTensorCores(std::string_view name);
 
+// Whether a PyTorch operator could run on Tensor Cores, by its name: the
+// matrix products, convolutions, linear layers, attention and recurrent
+// layers (the PyTorch profiler's "tc_eligible"). Element-wise operators,
+// reductions and copies cannot.
+bool tensorCoreEligible(std::string_view opName);
+
 }  // namespace cuptitrace::reports

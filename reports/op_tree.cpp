@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/demangle.h"
+#include "reports/kernel_traits.h"
 #include "timeline/launching_calls.h"
 
 namespace cuptitrace::reports {
@@ -25,7 +27,10 @@ OpTree::OpTree(const Trace& trace) : trace_(trace) {
   }
 
   const LaunchingCalls launches(trace);
-  auto attribute = [&](uint32_t correlationId, uint64_t start, uint64_t end, bool kernel) {
+  DemangleCache demangler;
+  std::unordered_map<StringId, bool> tensorByName;
+  // kernel: 0 for a copy or set, 1 for a kernel, 2 for a kernel on Tensor Cores.
+  auto attribute = [&](uint32_t correlationId, uint64_t start, uint64_t end, int kernel) {
     if (end == 0 || end < start) return;
     const uint64_t d = end - start;
     const LaunchingCall* call = launches.find(correlationId);
@@ -37,15 +42,26 @@ OpTree::OpTree(const Trace& trace) : trace_(trace) {
     }
     insideTime_ += d;
     times_[op].deviceSelf += d;
-    if (kernel) ++times_[op].kernelsSelf;
-    for (uint32_t p = op; p != kNoRange; p = rs[p].parent) times_[p].deviceTotal += d;
+    if (kernel != 0) {
+      ++times_[op].kernelsSelf;
+      times_[op].kernelTimeSelf += d;
+      if (kernel == 2) times_[op].tensorTimeSelf += d;
+    }
+    for (uint32_t p = op; p != kNoRange; p = rs[p].parent) {
+      times_[p].deviceTotal += d;
+      if (kernel != 0) times_[p].kernelTimeTotal += d;
+      if (kernel == 2) times_[p].tensorTimeTotal += d;
+    }
   };
-  trace.store.records<KernelRecord>().forEach(
-      [&](const KernelRecord& k) { attribute(k.correlationId, k.start, k.end, true); });
+  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+    auto [it, added] = tensorByName.try_emplace(k.name, false);
+    if (added) it->second = usesTensorCores(demangler.get(trace.strings.get(k.name)));
+    attribute(k.correlationId, k.start, k.end, it->second ? 2 : 1);
+  });
   trace.store.records<MemcpyRecord>().forEach(
-      [&](const MemcpyRecord& m) { attribute(m.correlationId, m.start, m.end, false); });
+      [&](const MemcpyRecord& m) { attribute(m.correlationId, m.start, m.end, 0); });
   trace.store.records<MemsetRecord>().forEach(
-      [&](const MemsetRecord& m) { attribute(m.correlationId, m.start, m.end, false); });
+      [&](const MemsetRecord& m) { attribute(m.correlationId, m.start, m.end, 0); });
 
   std::vector<TorchRange> texts(rs.size());
   for (uint32_t i = 0; i < rs.size(); ++i) texts[i] = parsed(i);
@@ -71,6 +87,8 @@ void OpTree::mergeSameNamedChildren(const std::vector<TorchRange>& texts) {
     times_[p].hostSelf += times_[i].hostSelf;
     times_[p].deviceSelf += times_[i].deviceSelf;
     times_[p].kernelsSelf += times_[i].kernelsSelf;
+    times_[p].kernelTimeSelf += times_[i].kernelTimeSelf;
+    times_[p].tensorTimeSelf += times_[i].tensorTimeSelf;
     ++merged_;
   }
 }

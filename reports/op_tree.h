@@ -27,6 +27,10 @@ struct OpTimes {
   // The operator this one is counted in: it is the only child of one with its name (op_tree.cpp);
   // its self times are added there. kNoRange for operators counted as calls of their own.
   uint32_t mergedInto = kNoRange;
+  // Kernel time alone (no copies or sets), and of it the kernels on Tensor
+  // Cores (kernel_traits.h), launched directly inside it and inside it at all.
+  uint64_t kernelTimeSelf = 0, kernelTimeTotal = 0;
+  uint64_t tensorTimeSelf = 0, tensorTimeTotal = 0;
 };
 
 class OpTree {

@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "reports/kernel_traits.h"
 #include "reports/op_tree.h"
 #include "reports/report_data.h"
 
@@ -15,6 +16,7 @@ namespace {
 struct OpRow {
   std::string name, shapes;
   uint64_t calls = 0, hostTotal = 0, hostSelf = 0, deviceTotal = 0, deviceSelf = 0, kernels = 0;
+  uint64_t kernelSelf = 0, kernelTotal = 0, tensorSelf = 0, tensorTotal = 0;
   std::unordered_map<std::string, uint64_t> linked;  // a backward node's forward operators, by count
 };
 
@@ -48,7 +50,8 @@ ReportTable operatorsReport(ReportData& data) {
   bool anyShapes = false;
   for (uint32_t i = 0; i < rs.size(); ++i) {
     if (times[i].mergedInto != kNoRange) continue;  // one call with its same-named parent
-    const TorchRange t = tree.parsed(i);
+    TorchRange t = tree.parsed(i);
+    if (!data.options().operatorsByShapes) t.shapes = {};
     anyShapes = anyShapes || !t.shapes.empty();
     std::string key(t.name);
     key += '\n';
@@ -67,6 +70,10 @@ ReportTable operatorsReport(ReportData& data) {
     row.deviceTotal += o.deviceTotal;
     row.deviceSelf += o.deviceSelf;
     row.kernels += o.kernelsSelf;
+    row.kernelSelf += o.kernelTimeSelf;
+    row.kernelTotal += o.kernelTimeTotal;
+    row.tensorSelf += o.tensorTimeSelf;
+    row.tensorTotal += o.tensorTimeTotal;
     if (o.forward != kNoRange) ++row.linked[std::string(tree.parsed(o.forward).name)];
   }
   std::sort(rows.begin(), rows.end(), [](const OpRow& a, const OpRow& b) {
@@ -88,6 +95,9 @@ ReportTable operatorsReport(ReportData& data) {
       {"Device total", "device_total", ColumnType::Duration},
       {"Device avg", "device_avg", ColumnType::Duration},
       {"Kernels", "kernels", ColumnType::Count},
+      {"TC eligible", "tc_eligible", ColumnType::Text},
+      {"TC self(%)", "tc_self_ratio", ColumnType::Percent},
+      {"TC total(%)", "tc_total_ratio", ColumnType::Percent},
       {"Name", "name", ColumnType::Name},
   };
   if (anyShapes) table.columns.push_back({"Input shapes", "input_shapes", ColumnType::Text});
@@ -104,6 +114,9 @@ ReportTable operatorsReport(ReportData& data) {
         Cell::integer(r.deviceTotal),
         Cell::integer(r.deviceTotal / r.calls),
         Cell::integer(r.kernels),
+        Cell::text(tensorCoreEligible(r.name) ? "yes" : "no"),
+        r.kernelSelf != 0 ? Cell::real(percent(r.tensorSelf, r.kernelSelf)) : Cell::none(),
+        r.kernelTotal != 0 ? Cell::real(percent(r.tensorTotal, r.kernelTotal)) : Cell::none(),
         Cell::text(r.name),
     };
     if (anyShapes) row.push_back(Cell::text(r.shapes));
@@ -114,8 +127,10 @@ ReportTable operatorsReport(ReportData& data) {
       "Host self: an operator's time less that of the operators directly inside it; device self: "
       "kernels, copies and sets launched directly inside it (by the thread and time of the CUDA call "
       "that launched them); device total: also those of the operators inside it. Sorted by device "
-      "total. Forward op: for backward nodes, the forward operator with the same sequence number on "
-      "the forward thread (" +
+      "total. TC eligible: an operator that could run on Tensor Cores (matrix products, convolutions, linear, "
+      "attention, recurrent layers); TC self and total: the share of its kernel time (directly inside it, "
+      "and inside it at all) spent in kernels on Tensor Cores, empty without kernels. Forward op: for backward "
+      "nodes, the forward operator with the same sequence number on the forward thread (" +
       std::to_string(tree.linkedBackward()) + " linked)");
   if (tree.mergedCalls() != 0)
     table.notes.push_back(std::to_string(tree.mergedCalls()) +

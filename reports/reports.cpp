@@ -5,7 +5,7 @@
 
 #include "core/config.h"
 #include "core/rank_info.h"
-#include "exporters/file_output.h"
+#include "core/file_output.h"
 #include "reports/report_data.h"
 #include "reports/report_gpu_metrics.h"
 

@@ -60,6 +60,9 @@ struct ReportOptions {
   bool kernelsByLaunchConfig = false;
   // `kernels` has one row per kernel name and Python line (--python-backtrace).
   bool kernelsByPython = false;
+  // `operators` has one row per operator name and input shapes when shapes
+  // were recorded; false: one row per name whatever the shapes.
+  bool operatorsByShapes = true;
   // Busy times are swept over the records a window of start times at a
   // time, with at most this many records' intervals held at once.
   size_t windowRecords = size_t{1} << 20;
@@ -93,7 +96,7 @@ std::vector<ReportTable> buildAllReports(const Trace& trace, const ReportOptions
 std::string exitSummary(const std::vector<ReportTable>& all, size_t topRows,
                         const std::string& reportsPath);
 
-// Writes `tables` as text tables to `path` (exporters/file_output.h: through a
+// Writes `tables` as text tables to `path` (core/file_output.h: through a
 // new temporary file moved into place when complete; an existing file is
 // replaced only with `overwrite`). False, with `error` naming the path, on failure.
 bool writeReportsFile(const std::vector<ReportTable>& tables, const std::string& path,

@@ -17,8 +17,10 @@ set -euo pipefail
 # The install tests (tests/install): dpkg-dev and file make the Debian package
 # with CPack (dpkg-shlibdeps names its dependencies), python3-venv the virtual
 # environments the wheel is installed into, lmod loads the module file.
+# Chromium renders the HTML report headless in its tests (tests/html) and
+# makes the docs' screenshots (scripts/html-screenshots.sh): about 120 MB.
 packages=(g++ cmake ninja-build libspdlog-dev libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev catch2 libsqlite3-dev python3 clang libclang-rt-dev
-  python3-dask python3-distributed python3-pandas time dpkg-dev file python3-venv lmod)
+  python3-dask python3-distributed python3-pandas time dpkg-dev file python3-venv lmod chromium)
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null; then sudo="sudo"; else

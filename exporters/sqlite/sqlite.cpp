@@ -1,7 +1,7 @@
 #include "exporters/sqlite/sqlite.h"
 
 #include "core/version.h"
-#include "exporters/file_output.h"
+#include "core/file_output.h"
 #include "exporters/sqlite/sqlite_db.h"
 #include "exporters/sqlite/sqlite_schema.h"
 #include "exporters/sqlite/sqlite_tables.h"

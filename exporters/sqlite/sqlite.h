@@ -30,7 +30,7 @@ struct SqliteResult {
   uint64_t rows = 0;  // rows written, enum tables aside
 };
 
-// Writes the database of `sources` to `path`, safely (exporters/file_output.h):
+// Writes the database of `sources` to `path`, safely (core/file_output.h):
 // an existing file is replaced only with `overwrite`.
 SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::string& path, bool overwrite);
 

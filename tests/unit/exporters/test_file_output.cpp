@@ -10,7 +10,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "exporters/file_output.h"
+#include "core/file_output.h"
 #include "temp_dir.h"
 
 using namespace cuptitrace;

@@ -22,7 +22,7 @@
 #include "core/config.h"
 #include "exporters/json/chrome_json.h"
 #include "exporters/export_all.h"
-#include "exporters/file_output.h"
+#include "core/file_output.h"
 #include "exporters/gzip_stream.h"
 #include "temp_dir.h"
 #include "trace_fixture.h"

@@ -293,6 +293,56 @@ TEST_CASE("operators: one row per input shapes when they were recorded", "[repor
   CHECK(intAt(table, table.rows[1], "calls") == 2);
 }
 
+TEST_CASE("operators: Tensor Core eligibility and the share of kernel time on Tensor Cores", "[report][pytorch]") {
+  Trace t;
+  // aten::linear -> aten::addmm launches a Tensor Core GEMM (300 ns); linear then a bias kernel (100 ns)
+  // and a copy (which is no kernel: left out of both shares).
+  range(t, "aten::linear, seq = 1", 100, 900);
+  range(t, "aten::addmm, seq = 1", 150, 450, NvtxType::PushPop, "", 0, 1, 1);
+  launch(t, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_kernel", 200, 1000, 1300);
+  launch(t, "void at::native::bias_kernel<float>(float*)", 500, 1300, 1400);
+  api(t, "cudaMemcpyAsync", 600, 610, 1);
+  --gCorrelation;  // the copy takes the call's correlation id
+  memcpy(t, CopyKind::DtoD, MemoryKind::Device, MemoryKind::Device, 64, 1400, 1900);
+  range(t, "aten::relu", 1000, 1100);
+  launch(t, "void at::native::relu_kernel<float>(float*)", 1010, 2000, 2050);
+  range(t, "aten::empty", 1200, 1210);
+  const ReportTable table = report(t, "operators");
+  const auto& linear = row(table, "aten::linear");
+  CHECK(linear[col(table, "tc_eligible")].s == "yes");
+  CHECK(numAt(table, linear, "tc_self_ratio") == Approx(0.0));           // its own kernel is the bias
+  CHECK(numAt(table, linear, "tc_total_ratio") == Approx(75.0));         // 300 of 400 ns of kernels
+  CHECK(intAt(table, linear, "device_total") == 900);                   // the copy is device time
+  const auto& addmm = row(table, "aten::addmm");
+  CHECK(addmm[col(table, "tc_eligible")].s == "yes");
+  CHECK(numAt(table, addmm, "tc_self_ratio") == Approx(100.0));
+  const auto& relu = row(table, "aten::relu");
+  CHECK(relu[col(table, "tc_eligible")].s == "no");
+  CHECK(numAt(table, relu, "tc_total_ratio") == Approx(0.0));
+  // Without kernels there is no share to give.
+  const auto& empty = row(table, "aten::empty");
+  CHECK(empty[col(table, "tc_self_ratio")].kind == Cell::Kind::Empty);
+  CHECK(reports::tensorCoreEligible("aten::convolution"));
+  CHECK(reports::tensorCoreEligible("autograd::engine::evaluate_function: MmBackward0"));
+  CHECK(reports::tensorCoreEligible("aten::scaled_dot_product_attention"));
+  CHECK_FALSE(reports::tensorCoreEligible("aten::add_"));
+  CHECK_FALSE(reports::tensorCoreEligible("aten::sum"));
+}
+
+TEST_CASE("operators: by name alone, whatever the shapes, on request", "[report][pytorch]") {
+  Trace t;
+  range(t, "aten::mm, op_id = 1, sizes = [[2, 3], [3, 4]]", 0, 10);
+  range(t, "aten::mm, op_id = 3, sizes = [[8, 8], [8, 8]]", 40, 65);
+  ReportOptions byName;
+  byName.operatorsByShapes = false;
+  const ReportTable table = report(t, "operators", byName);
+  REQUIRE(table.rows.size() == 1);
+  CHECK(intAt(table, table.rows[0], "calls") == 2);
+  CHECK(intAt(table, table.rows[0], "host_total") == 35);
+  CHECK(col(table, "name") < table.columns.size());
+  for (const Column& c : table.columns) CHECK(c.key != "input_shapes");
+}
+
 TEST_CASE("breakdown: Communication, DataLoader and CPU Exec", "[report][pytorch]") {
   Trace t;
   range(t, "ProfilerStep#0", 0, 1000);

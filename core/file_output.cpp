@@ -1,4 +1,4 @@
-#include "exporters/file_output.h"
+#include "core/file_output.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,0 +1,10 @@
+# Joins files into one, in order: cmake -DOUTPUT=out -DINPUTS="a|b" -P join_files.cmake
+set(body "")
+string(REPLACE "|" ";" INPUTS "${INPUTS}")
+foreach(path IN LISTS INPUTS)
+  file(READ "${path}" text)
+  get_filename_component(base "${path}" NAME)
+  string(APPEND body "// ---- ${base}\n${text}\n")
+endforeach()
+file(WRITE "${OUTPUT}.tmp" "${body}")
+file(RENAME "${OUTPUT}.tmp" "${OUTPUT}")
