@@ -3,6 +3,7 @@
 // hold, with one reader and with two.
 //
 //   rank_bench [--ranks N] [--steps S] [--kernels K] [--dir DIR] [--keep] [--generate-only]
+//              [--with-steps]
 //
 // Writes N native traces into DIR (a fresh directory under /tmp by default),
 // each a rank of a data-parallel job: S steps of K compute kernels, one
@@ -13,6 +14,10 @@
 // all traces' size for comparison. The traces are removed unless --keep.
 // --generate-only writes and keeps the traces and measures nothing: the jobs
 // of the recipe's tests and benchmark (scripts/bench-recipe.sh).
+// --with-steps makes each step an NVTX range "step N" on the rank's thread and
+// gives the all-reduce and the copy a launching call too, as a training loop
+// traced with its steps named has: the traces the PyTorch profiler's tools
+// are tried on (tests/integration/kineto_conformance.sh).
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -41,7 +46,17 @@ uint64_t peakRssKiB() {
   return static_cast<uint64_t>(u.ru_maxrss);
 }
 
-void writeRank(const std::string& path, int rank, int ranks, int steps, int kernels) {
+void addCall(Trace& t, StringId name, uint64_t start, uint32_t correlation) {
+  ApiRecord a{};
+  a.start = start > 3000 ? start - 3000 : start;
+  a.end = a.start + 2000;
+  a.name = name;
+  a.correlationId = correlation;
+  a.threadId = t.meta.pid;
+  t.store.add(a);
+}
+
+void writeRank(const std::string& path, int rank, int ranks, int steps, int kernels, bool withSteps) {
   Trace t;
   bench::Rng rng{0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(rank + 1)};
   const uint64_t base = 1'000'000'000ull;
@@ -60,6 +75,7 @@ void writeRank(const std::string& path, int rank, int ranks, int steps, int kern
   const StringId relu = t.strings.intern("_Z4reluPfi");
   const StringId allReduce = t.strings.intern("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
   const StringId launch = t.strings.intern("cudaLaunchKernel");
+  const StringId copy = t.strings.intern("cudaMemcpyAsync");
   const uint64_t stepNs = 2'000'000;
   uint32_t corr = 1;
   for (int s = 0; s < steps; ++s) {
@@ -69,14 +85,17 @@ void writeRank(const std::string& path, int rank, int ranks, int steps, int kern
     const uint64_t late = rank == ranks / 3 ? 400'000 : rng.below(200'000);
     const uint64_t computeEnd = end - 100'000 - (400'000 - late);
     const uint64_t each = (computeEnd - at) / static_cast<uint64_t>(kernels);
+    if (withSteps) {
+      NvtxRecord n{};
+      n.type = static_cast<uint8_t>(NvtxType::PushPop);
+      n.start = at > 5000 ? at - 5000 : at;
+      n.end = at + stepNs - 5000;
+      n.message = t.strings.intern("step " + std::to_string(s));
+      n.threadId = n.endThreadId = t.meta.pid;
+      t.store.add(n);
+    }
     for (int k = 0; k < kernels; ++k, ++corr) {
-      ApiRecord a{};
-      a.start = at > 3000 ? at - 3000 : at;
-      a.end = a.start + 2000;
-      a.name = launch;
-      a.correlationId = corr;
-      a.threadId = t.meta.pid;
-      t.store.add(a);
+      addCall(t, launch, at, corr);
       KernelRecord r{};
       r.start = at;
       r.end = at + each;
@@ -87,6 +106,7 @@ void writeRank(const std::string& path, int rank, int ranks, int steps, int kern
       t.store.add(r);
       at += each;
     }
+    if (withSteps) addCall(t, launch, at, corr);
     KernelRecord r{};
     r.start = at;
     r.end = end;
@@ -95,6 +115,7 @@ void writeRank(const std::string& path, int rank, int ranks, int steps, int kern
     r.deviceId = t.devices[0].id;
     r.streamId = 13;
     t.store.add(r);
+    if (withSteps) addCall(t, copy, end, corr);
     MemcpyRecord m{};
     m.start = end;
     m.end = end + 50'000;
@@ -121,11 +142,12 @@ int main(int argc, char** argv) {
   const int ranks = argInt(argc, argv, "--ranks", 64);
   const int steps = argInt(argc, argv, "--steps", 2000);
   const int kernels = argInt(argc, argv, "--kernels", 20);
-  bool keep = false, generateOnly = false;
+  bool keep = false, generateOnly = false, withSteps = false;
   std::string dir;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--keep") keep = true;
     if (std::string(argv[i]) == "--generate-only") keep = generateOnly = true;
+    if (std::string(argv[i]) == "--with-steps") withSteps = true;
     if (std::string(argv[i]) == "--dir" && i + 1 < argc) dir = argv[i + 1];
   }
   if (dir.empty()) {
@@ -141,7 +163,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < ranks; ++r) paths.push_back(dir + "/t." + std::to_string(r) + ".native");
   if (const pid_t child = ::fork(); child == 0) {
     for (int r = 0; r < ranks; ++r)
-      writeRank(paths[static_cast<size_t>(r)], r, ranks, steps, kernels);
+      writeRank(paths[static_cast<size_t>(r)], r, ranks, steps, kernels, withSteps);
     std::_Exit(0);
   } else {
     int status = 0;

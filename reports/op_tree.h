@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/trace.h"
-#include "reports/torch_ops.h"
+#include "timeline/torch_ops.h"
 #include "timeline/thread_ranges.h"
 
 namespace cuptitrace::reports {

@@ -18,7 +18,7 @@
 #include "reports/reports.h"
 #include "reports/gpu_summary.h"
 #include "reports/stats.h"
-#include "reports/steps.h"
+#include "timeline/steps.h"
 
 namespace cuptitrace::reports {
 

@@ -4,7 +4,7 @@
 
 #include "core/nccl_kernel.h"
 #include "reports/busy_sweep.h"
-#include "reports/torch_ops.h"
+#include "timeline/torch_ops.h"
 #include "timeline/slice_windows.h"
 
 #include <algorithm>

@@ -16,7 +16,13 @@
 //                                  an enum's name (text), for `code` in the enum `Label`
 //   dim3(Arg, int64_t x, int64_t y, int64_t z)   "[x,y,z]"
 //   nccl(StringId kernelName)      an NCCL kernel's collective, op, dtype, algo, proto
-//   externalIds(uint32_t correlationId)  external_id, scope, scope_id pushed for the call
+//   externalIds(uint32_t correlationId)  External id, scope, scope_id pushed for the call
+//   where(Arg, uint64_t)           where GPU work ran (device, stream): what its track says
+//                                  already; the JSON writer writes it, since the readers of
+//                                  the PyTorch profiler's trace read it from the arguments,
+//                                  the .pftrace and CSV writers leave it to the track and columns
+//   json(Arg, std::string_view)    JSON text of PyTorch's own (an operator's input sizes,
+//                                  "[[64], [64, 128]]"), as a value in JSON, as text elsewhere
 // What depends on the layout rather than the record (clamped_ns, arrows)
 // stays with the writers.
 #pragma once
@@ -26,6 +32,7 @@
 #include <string_view>
 
 #include "core/records.h"
+#include "timeline/torch_ops.h"
 
 namespace cuptitrace {
 
@@ -75,7 +82,7 @@ namespace cuptitrace {
   X(IncompleteRecords, "incomplete_records")                   \
   X(ClampedSlices, "clamped_slices")                           \
   X(Flows, "flows")                                            \
-  X(ExternalId, "external_id")                                 \
+  X(ExternalId, "External id")                                 \
   X(Scope, "scope")                                            \
   X(ScopeId, "scope_id")                                       \
   X(Errno, "errno")                                            \
@@ -112,7 +119,9 @@ namespace cuptitrace {
   X(AccDeviceType, "device_type")                              \
   X(AccDeviceNumber, "device_number")                          \
   X(AccVersion, "version")                                     \
-  X(Python, "python")
+  X(Python, "python")                                          \
+  X(SequenceNumber, "Sequence number")                         \
+  X(InputDims, "Input Dims")
 // clang-format on
 
 // The arguments, numbered from 1 (0 is no argument): the .pftrace writer
@@ -155,7 +164,14 @@ CUPTITRACE_ARGS_FN graphNodeArgs(uint32_t graphId, uint64_t graphNodeId, Sink& s
   if (graphNodeId != 0) s.u(Arg::GraphNodeId, graphNodeId);
 }
 
+// Where GPU work ran, under the names the PyTorch profiler gives them.
+CUPTITRACE_ARGS_FN gpuWhereArgs(uint32_t deviceId, uint32_t streamId, Sink& s) {
+  s.where(Arg::Device, deviceId);
+  s.where(Arg::Stream, streamId);
+}
+
 CUPTITRACE_ARGS_FN kernelArgs(const KernelRecord& k, Sink& s) {
+  gpuWhereArgs(k.deviceId, k.streamId, s);
   s.u(Arg::Correlation, k.correlationId);
   s.dim3(Arg::Grid, k.gridX, k.gridY, k.gridZ);
   s.dim3(Arg::Block, k.blockX, k.blockY, k.blockZ);
@@ -172,6 +188,7 @@ CUPTITRACE_ARGS_FN kernelArgs(const KernelRecord& k, Sink& s) {
 
 CUPTITRACE_ARGS_FN memcpyArgs(const MemcpyRecord& m, Sink& s) {
   const auto copyKind = static_cast<CopyKind>(m.copyKind);
+  gpuWhereArgs(m.deviceId, m.streamId, s);
   s.u(Arg::Bytes, m.bytes);
   s.label(Arg::CopyKind, Label::CopyKind, m.copyKind, copyKindName(copyKind));
   s.label(Arg::SrcKind, Label::MemoryKind, m.srcKind, memoryKindName(static_cast<MemoryKind>(m.srcKind)));
@@ -189,6 +206,7 @@ CUPTITRACE_ARGS_FN memcpyArgs(const MemcpyRecord& m, Sink& s) {
 }
 
 CUPTITRACE_ARGS_FN memsetArgs(const MemsetRecord& m, Sink& s) {
+  gpuWhereArgs(m.deviceId, m.streamId, s);
   s.u(Arg::Bytes, m.bytes);
   s.u(Arg::Value, m.value);
   s.label(Arg::MemoryKind, Label::MemoryKind, m.memoryKind, memoryKindName(static_cast<MemoryKind>(m.memoryKind)));
@@ -269,6 +287,15 @@ CUPTITRACE_ARGS_FN nvtxArgs(const NvtxRecord& r, bool withDepth, Sink& s) {
   } else if (withDepth) {
     s.u(Arg::Depth, r.depth);
   }
+}
+
+// What PyTorch wrote into an operator's range (torch_ops.h), under the
+// PyTorch profiler's names: its op_id as "External id", its sequence number,
+// its inputs' sizes; after the range's own arguments (nvtxArgs).
+CUPTITRACE_ARGS_FN torchOpArgs(const TorchRange& t, Sink& s) {
+  if (t.opId >= 0) s.i(Arg::ExternalId, t.opId);
+  if (t.seq >= 0) s.i(Arg::SequenceNumber, t.seq);
+  if (!t.shapes.empty()) s.json(Arg::InputDims, t.shapes);
 }
 
 // An OpenACC event: every field CUPTI gives but what the slice already says

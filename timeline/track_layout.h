@@ -30,6 +30,7 @@ constexpr uint32_t gpuProcessId(uint32_t hostPid, uint32_t deviceId) {
 // Tids of tracks that are neither an OS thread nor a CUDA stream. OS tids
 // are pids (< 2^22) and CUPTI stream ids are small, so these cannot collide.
 inline constexpr uint32_t kOverheadTid = 0x7FFFFFFFu;  // "CUPTI overhead", on the host process
+inline constexpr uint32_t kStepsTid = 0x7FFFFFFEu;     // "Steps" (steps.h), on the host process
 constexpr uint32_t syncTrackTid(uint32_t contextId) { return 0x7FFF0000u | contextId; }
 
 // What a slice is drawn from. At equal bounds on one track the smaller value
@@ -263,5 +264,6 @@ std::string streamTrackName(const Trace& trace, uint32_t stream, uint32_t contex
 // "Synchronization (context 1)", or with the context's NVTX name "Synchronization (trainer)".
 std::string syncTrackName(const Trace& trace, uint32_t context);
 inline constexpr const char* kOverheadTrackName = "CUPTI overhead";
+inline constexpr const char* kStepsTrackName = "Steps";
 
 }  // namespace cuptitrace

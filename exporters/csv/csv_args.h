@@ -151,6 +151,8 @@ class CsvArgRow {
     slot(Arg::NcclAlgo, Type::Text).text = c->algo;
     slot(Arg::NcclProto, Type::Text).text = c->proto;
   }
+  CSV_ARG_FN where(Arg, uint64_t) {}  // the device and stream columns say it
+  CSV_ARG_FN json(Arg a, std::string_view v) { text(a, v); }
   void externalIds(uint32_t correlationId) {
     if (externalIds_ == nullptr) return;
     const ExternalIdEntry* e = externalIds_->find(correlationId);

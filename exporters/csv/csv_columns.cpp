@@ -32,7 +32,7 @@ constexpr std::array kKernelColumns = {
     argColumn("static_shared_bytes", Arg::StaticSharedMemory),
     argColumn("dynamic_shared_bytes", Arg::DynamicSharedMemory),
     argColumn(Arg::GraphId, "0"), argColumn(Arg::GraphNodeId, "0"), argColumn(Arg::LaunchType, "Regular"),
-    ownColumn("device_launched"), argColumn(Arg::ExternalId), argColumn(Arg::Scope),
+    ownColumn("device_launched"), argColumn("external_id", Arg::ExternalId), argColumn(Arg::Scope),
     argColumn(Arg::NcclCollective), argColumn(Arg::NcclOp), argColumn(Arg::NcclDtype), argColumn(Arg::NcclAlgo),
     argColumn(Arg::NcclProto)};
 constexpr std::array kMemcpyColumns = {

@@ -4,13 +4,16 @@
 // - The host process (pid = the traced pid): one track per OS thread, with
 //   CUDA runtime and driver calls (X, cat "cuda_runtime"/"cuda_driver"),
 //   C library calls that blocked (X, cat "osrt") and NVTX push/pop ranges
-//   (X, cat "nvtx") nested on it, NVTX marks as thread instants, NVTX
-//   start/end ranges as async b/e pairs (they need not nest), and a "CUPTI
-//   overhead" track. Calls and GPU work made while the program had an
-//   external id or scope pushed carry "external_id", "scope" and "scope_id"; those made
+//   (X, cat "nvtx"; PyTorch's operators "cpu_op" and steps "user_annotation")
+//   nested on it, NVTX marks as thread instants, NVTX start/end ranges as
+//   async b/e pairs (they need not nest), a "CUPTI overhead" track, and a
+//   "Steps" track where the steps were found otherwise than as ProfilerStep#N
+//   ranges (json_steps.h). Calls and GPU work made while the program had an
+//   external id or scope pushed carry "External id", "scope" and "scope_id"; those made
 //   inside a torch call with --python-backtrace carry its Python line as "python".
 // - One process per GPU used (pid = gpuProcessId): a track per CUDA stream
-//   (tid = stream id) with kernels, copies, sets and whole graph launches
+//   (tid = stream id) with kernels, copies and sets (cat "kernel",
+//   "gpu_memcpy", "gpu_memset": timeline/slice_categories.h) and whole graph launches
 //   (graph-level tracing), and a track per context with synchronization;
 //   work that overlaps on a track goes on its lanes (track_layout.h: tid
 //   laneTid, named "Stream 7 ·2", sorted right under it by thread_sort_index);
@@ -28,10 +31,13 @@
 //   since a flow_in does not close the flow, every kernel of a graph launch
 //   gets its arrow from the one cudaGraphLaunch.
 // - Arguments are those of the Perfetto protobuf (pftrace_slices.h), the
-//   same keys: what a slice's track already says (the device, context and
-//   stream of GPU work) and the usual values (return_value 0, launch_type
-//   Regular) are left out, so that a kernel event stays small. Mangled names
-//   and callback ids are in the CSV.
+//   same keys, and the device and stream of GPU work, which the protobuf
+//   leaves to the track but the PyTorch profiler's readers read from the
+//   arguments (record_args.h "where"). The usual values (return_value 0,
+//   launch_type Regular) are left out, so that a kernel event stays small.
+//   Mangled names and callback ids are in the CSV.
+// - Before "traceEvents", the PyTorch profiler's top-level members
+//   (json_kineto.h): schemaVersion, distributedInfo (the rank), deviceProperties.
 //
 // Times are microseconds relative to the base timestamp, with three decimals
 // so that every nanosecond survives Perfetto's reading (which rounds to ns).
@@ -71,9 +77,11 @@
 #include "exporters/json/json_args.h"
 #include "exporters/json/json_events.h"
 #include "exporters/json/json_flows.h"
+#include "exporters/json/json_kineto.h"
 #include "exporters/json/json_metadata.h"
 #include "exporters/json/json_nvtx_events.h"
 #include "exporters/json/json_slices.h"
+#include "exporters/json/json_steps.h"
 #include "exporters/json/json_strings.h"
 #include "exporters/json/json_track_names.h"
 #include "exporters/json/json_tracks.h"
@@ -139,6 +147,7 @@ class ChromeJsonWriter {
     for (size_t t = 0; t < tracks.size(); ++t) tracks[t].lanes = layout_.lanes(t);
     names_.writeLanes();
     nvtx_.write(base_, place_.asyncBase);
+    writeJsonSteps(in_, e_, names_, base_);
     JsonExportStats& stats = e_.stats;
     stats.events += writeJsonMemoryEvents(in_, base_, place_.sortBase, e_.b, stats.events == 0,
                                           [&] { e_.flushIfFull(); });
@@ -198,7 +207,9 @@ JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out, size_t wi
   const TimelineInput in = timelineInput(trace);
   ChromeJsonWriter writer(in, sink, windowSlices);
   writer.plan();
-  sink.b.lit("{\"traceEvents\":[\n");
+  sink.b.lit("{");
+  writeKinetoHeader({&trace}, sink.b);
+  sink.b.lit("\"traceEvents\":[\n");
   JsonPlacement place;
   place.v1Flows = writer.v1Flows();
   writer.writeEvents(place);
@@ -221,7 +232,11 @@ JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::o
     const auto offset = static_cast<uint64_t>(in.trace->meta.wallClockOffsetNs());
     wallBase = std::min(wallBase, writers.back()->ownBase() + offset);  // modulo 2^64
   }
-  sink.b.lit("{\"traceEvents\":[\n");
+  sink.b.lit("{");
+  std::vector<const Trace*> traces;
+  for (const TimelineInput& in : inputs) traces.push_back(in.trace);
+  writeKinetoHeader(traces, sink.b);
+  sink.b.lit("\"traceEvents\":[\n");
   JsonPlacement place;
   place.merged = true;
   for (const auto& writer : writers) place.v1Flows += writer->v1Flows();

@@ -86,6 +86,17 @@ class JsonArgs {
       if (const NcclKernelInfo* c = w.nccl_.find(kernelName)) ncclArgs(o, *c);
     }
     JSON_ARGS_FN externalIds(uint32_t correlationId) { w.externalIdArgs(o, correlationId); }
+    JSON_ARGS_FN where(Arg a, uint64_t v) { u(a, v); }
+    // PyTorch's sizes as a JSON value when they are one (digits, brackets, commas,
+    // spaces), else as text.
+    JSON_ARGS_FN json(Arg a, std::string_view v) {
+      o.key(a);
+      if (isPlainArray(v)) {
+        o.out().put(v);
+      } else {
+        o.out().quoted(v);
+      }
+    }
   };
 
  private:
@@ -93,12 +104,38 @@ class JsonArgs {
   void externalIdArgs(JsonObject& args, uint32_t correlationId) {
     const ExternalIdEntry* e = externalIds_.find(correlationId);
     if (e == nullptr) return;
-    if (e->hasId) args.u("external_id", e->id);
+    if (e->hasId) {
+      args.key(Arg::ExternalId);
+      args.out().uint(e->id);
+    }
     if (e->hasScope) {
       args.raw("scope", strings_.quoted(e->scopeName));
       args.u("scope_id", e->scopeId);
     }
     if (e->python != kNoString) args.raw("python", strings_.quoted(e->python));
+  }
+  // Whether `v` is an array of arrays of integers ("[[64], [64, 128], []]").
+  static bool isPlainArray(std::string_view v) {
+    if (v.size() < 2 || v.front() != '[' || v.back() != ']') return false;
+    int level = 0;
+    bool empty = true;  // no value yet at this level, or just after a comma
+    for (const char c : v) {
+      if (c == '[') {
+        ++level;
+        empty = true;
+      } else if (c == ']') {
+        if (--level < 0) return false;
+        empty = false;
+      } else if (c == ',') {
+        if (empty) return false;
+        empty = true;
+      } else if (c >= '0' && c <= '9') {
+        empty = false;
+      } else if (c != ' ') {
+        return false;
+      }
+    }
+    return level == 0;
   }
   // An NCCL kernel's collective, as its name says (core/nccl_kernel.h): parts it leaves out are
   // left out.

@@ -2,6 +2,8 @@
 
 #include "timeline/openacc_nesting.h"
 #include "timeline/record_args.h"
+#include "timeline/slice_categories.h"
+#include "timeline/torch_ops.h"
 
 namespace cuptitrace {
 
@@ -57,7 +59,7 @@ void JsonSlices::writeOpenAcc(const Slice& s, const JsonTrack& t) {
   const OpenAccRecord& r = rec_.openacc[s.index];
   JsonText name;
   name.quoted(openAccEventLabel(r, trace_.strings));
-  beginSlice("openacc", name.view(), t, s);
+  beginSlice(categoryName(kCatOpenAcc), name.view(), t, s);
   argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) { openAccArgs(r, a); });
   flows_.openAccOut(r, t, s);
 }
@@ -65,7 +67,7 @@ void JsonSlices::writeOpenAcc(const Slice& s, const JsonTrack& t) {
 // A whole graph launch (CUPTITRACE_GRAPHS=graph), with the arrow from its cudaGraphLaunch.
 void JsonSlices::writeGraph(const Slice& s, const JsonTrack& t) {
   const GraphRecord& g = rec_.graphs[s.index];
-  beginSlice("graph");
+  beginSlice(categoryName(kCatGraph));
   b_.lit("\"Graph ");
   b_.uint(g.graphId);
   b_.put('"');
@@ -78,9 +80,9 @@ void JsonSlices::writeGraph(const Slice& s, const JsonTrack& t) {
 void JsonSlices::writeApi(const Slice& s, const JsonTrack& t) {
   const ApiRecord& r = rec_.api[s.index];
   if (isOsrtCall(r)) {  // a C library call that blocked the thread (the osrt activity)
-    beginSlice("osrt", strings_.quoted(r.name), t, s);
+    beginSlice(categoryName(kCatOsrt), strings_.quoted(r.name), t, s);
   } else {
-    beginSlice(isDriverCall(r) ? "cuda_driver" : "cuda_runtime", strings_.quoted(r.name), t, s);
+    beginSlice(categoryName(isDriverCall(r) ? kCatDriver : kCatRuntime), strings_.quoted(r.name), t, s);
     flows_.out(s.index, r);
   }
   argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) { apiArgs(r, a); });
@@ -88,7 +90,7 @@ void JsonSlices::writeApi(const Slice& s, const JsonTrack& t) {
 
 void JsonSlices::writeKernel(const Slice& s, const JsonTrack& t) {
   const KernelRecord& k = rec_.kernels[s.index];
-  beginSlice("kernel", strings_.quotedKernelName(k.name), t, s);
+  beginSlice(categoryName(kCatKernel), strings_.quotedKernelName(k.name), t, s);
   flows_.in(k, s.index);
   argsAndEnd(s, k.start, k.end, [&](JsonArgs::Sink& a) { kernelArgs(k, a); });
   flows_.openAccIn(k.correlationId, t, s);
@@ -97,7 +99,7 @@ void JsonSlices::writeKernel(const Slice& s, const JsonTrack& t) {
 void JsonSlices::writeMemcpy(const Slice& s, const JsonTrack& t) {
   const MemcpyRecord& m = rec_.memcpys[s.index];
   // "Memcpy HtoD (Pinned -> Device)": names of our own, nothing to escape.
-  beginSlice("memcpy");
+  beginSlice(categoryName(kCatMemcpy));
   b_.lit("\"Memcpy ");
   b_.put(copyKindName(static_cast<CopyKind>(m.copyKind)));
   b_.lit(" (");
@@ -113,7 +115,7 @@ void JsonSlices::writeMemcpy(const Slice& s, const JsonTrack& t) {
 
 void JsonSlices::writeMemset(const Slice& s, const JsonTrack& t) {
   const MemsetRecord& m = rec_.memsets[s.index];
-  beginSlice("memset");
+  beginSlice(categoryName(kCatMemset));
   b_.lit("\"Memset (");
   b_.put(memoryKindName(static_cast<MemoryKind>(m.memoryKind)));
   b_.lit(")\"");
@@ -125,7 +127,7 @@ void JsonSlices::writeMemset(const Slice& s, const JsonTrack& t) {
 
 void JsonSlices::writeSync(const Slice& s, const JsonTrack& t) {
   const SyncRecord& r = rec_.syncs[s.index];
-  beginSlice("sync");
+  beginSlice(categoryName(kCatSync));
   b_.put('"');
   b_.put(syncTypeName(static_cast<SyncType>(r.type)));
   b_.put('"');
@@ -135,14 +137,29 @@ void JsonSlices::writeSync(const Slice& s, const JsonTrack& t) {
 
 void JsonSlices::writeOverhead(const Slice& s, const JsonTrack& t) {
   const OverheadRecord& r = rec_.overheads[s.index];
-  beginSlice("overhead", strings_.quoted(r.name), t, s);
+  beginSlice(categoryName(kCatOverhead), strings_.quoted(r.name), t, s);
   argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) { overheadArgs(r, a); });
 }
 
+// A range of the program's own; an operator or step of PyTorch's (torch_ops.h)
+// as the PyTorch profiler writes it: "cpu_op" or "user_annotation", named
+// without what PyTorch appends ("aten::addmm"), which goes into its arguments.
 void JsonSlices::writeNvtxRange(const Slice& s, const JsonTrack& t) {
   const NvtxRecord& r = rec_.nvtx[s.index];
-  beginSlice("nvtx", strings_.quoted(r.message), t, s);
-  argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) { nvtxArgs(r, true, a); });
+  const RangeRole role = torch_.role(r);
+  if (role == RangeRole::None) {
+    beginSlice(categoryName(kCatNvtx), strings_.quoted(r.message), t, s);
+    argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) { nvtxArgs(r, true, a); });
+    return;
+  }
+  const TorchRange op = torch_.parsed(r.message);
+  JsonText name;
+  name.quoted(op.name);
+  beginSlice(categoryName(rangeCategory(role)), name.view(), t, s);
+  argsAndEnd(s, r.start, r.end, [&](JsonArgs::Sink& a) {
+    nvtxArgs(r, true, a);
+    torchOpArgs(op, a);
+  });
 }
 
 }  // namespace cuptitrace

@@ -14,6 +14,7 @@
 #include "exporters/json/json_strings.h"
 #include "exporters/json/json_tracks.h"
 #include "timeline/timeline_slices.h"
+#include "timeline/torch_ops.h"
 
 namespace cuptitrace {
 
@@ -27,7 +28,8 @@ class JsonSlices {
         b_(events.b),
         strings_(strings),
         args_(args),
-        flows_(flows) {}
+        flows_(flows),
+        torch_(trace) {}
 
   // Times are written relative to `base`.
   void setBase(uint64_t base) { base_ = base; }
@@ -74,6 +76,7 @@ class JsonSlices {
   JsonStrings& strings_;
   JsonArgs& args_;
   JsonFlows& flows_;
+  TorchRanges torch_;  // which NVTX ranges are PyTorch's operators and steps
   uint64_t base_ = 0;
 };
 

@@ -26,11 +26,12 @@ class JsonTrackNames {
   // every track gets a thread_sort_index, so that each lane sorts right
   // under its track ("Stream 7", "Stream 7 ·2", "Stream 9").
   void writeLanes();
+  // A metadata event naming a process or thread ("process_name", "thread_name").
+  void nameEvent(const char* what, uint32_t pid, uint32_t tid, std::string_view name);
 
  private:
   std::string trackName(const JsonTrack& t) const;
   std::vector<const JsonTrack*> namingOrder() const;
-  void nameEvent(const char* what, uint32_t pid, uint32_t tid, std::string_view name);
   void threadSortIndexEvent(uint32_t pid, uint32_t tid, uint64_t index);
   void sortIndexEvent(uint32_t pid, uint64_t index);
 

@@ -16,7 +16,8 @@ SliceWriter::SliceWriter(const Trace& trace, const TimelineRecords& rec, Interne
       ev_(events),
       flows_(flows),
       externalIds_(trace),
-      nccl_(trace) {}
+      nccl_(trace),
+      torch_(trace) {}
 
 // A record's arguments (record_args.h) as debug annotations.
 struct SliceWriter::ArgSink {
@@ -40,6 +41,8 @@ struct SliceWriter::ArgSink {
     if (const NcclKernelInfo* c = w.nccl_.find(kernelName)) w.ncclArgs(*c);
   }
   void externalIds(uint32_t correlationId) { w.externalIdArgs(correlationId); }
+  void where(Arg, uint64_t) {}  // the slice's track says it
+  void json(Arg a, std::string_view v) { text(a, v); }
 };
 
 // A slice begin's fields after its category: its arguments (record_args.h),
@@ -187,11 +190,25 @@ void SliceWriter::writeOverhead(const Slice& s) {
 }
 
 // Push/pop ranges on their thread; start/end ranges on their lane.
+// PyTorch's operators and steps (torch_ops.h) in the PyTorch profiler's
+// categories, named without what PyTorch appends, as in the JSON.
 void SliceWriter::writeNvtxRange(const Slice& s) {
   const NvtxRecord& r = rec_.nvtx[s.index];
-  ev_.begin(kCatNvtx);
-  const uint32_t name = interner_.rawNameIid(r.message);
-  sliceFields(s, r, name, [&](ArgSink& a) { nvtxArgs(r, true, a); });
+  const RangeRole role = torch_.role(r);
+  if (role == RangeRole::None) {
+    ev_.begin(kCatNvtx);
+    const uint32_t name = interner_.rawNameIid(r.message);
+    sliceFields(s, r, name, [&](ArgSink& a) { nvtxArgs(r, true, a); });
+    ev_.finish(s.start);
+    return;
+  }
+  const TorchRange op = torch_.parsed(r.message);
+  ev_.begin(rangeCategory(role));
+  const uint32_t name = interner_.labelNameIid(std::string(op.name));
+  sliceFields(s, r, name, [&](ArgSink& a) {
+    nvtxArgs(r, true, a);
+    torchOpArgs(op, a);
+  });
   ev_.finish(s.start);
 }
 

@@ -26,6 +26,7 @@
 #include "exporters/pftrace/pftrace_interning.h"
 #include "exporters/pftrace/pftrace_tracks.h"
 #include "timeline/timeline_slices.h"
+#include "timeline/torch_ops.h"
 
 namespace cuptitrace::pftrace {
 
@@ -63,6 +64,7 @@ class SliceWriter {
   FlowWriter& flows_;
   const ExternalIdIndex externalIds_;
   NcclNames nccl_;  // which kernels are NCCL's collectives
+  TorchRanges torch_;  // which NVTX ranges are PyTorch's operators and steps
 };
 
 }  // namespace cuptitrace::pftrace

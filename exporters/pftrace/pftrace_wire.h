@@ -10,6 +10,7 @@
 
 #include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/pftrace/proto_writer.h"
+#include "timeline/slice_categories.h"
 
 namespace cuptitrace::pftrace {
 
@@ -150,26 +151,8 @@ inline void clockSnapshot(ProtoWriter& p, uint64_t reference, uint64_t realtime)
   p.endNestedCompact(snapshot);
 }
 
-// The categories of the events, interned by their value.
-enum Category : uint8_t {
-  kCatNone = 0,
-  kCatKernel,
-  kCatMemcpy,
-  kCatMemset,
-  kCatRuntime,
-  kCatDriver,
-  kCatNvtx,
-  kCatSync,
-  kCatOverhead,
-  kCatMetadata,
-  kCatOsrt,
-  kCatGraph,
-  kCatOpenAcc,
-  kCategoryCount
-};
-inline constexpr const char* kCategoryNames[kCategoryCount] = {
-    "",     "kernel",   "memcpy",   "memset", "cuda_runtime", "cuda_driver", "nvtx",
-    "sync", "overhead", "metadata", "osrt",   "graph",        "openacc"};
+// The categories of the events (timeline/slice_categories.h), interned by their value.
+using Category = SliceCategory;
 
 // Bytes gathered before one write to the stream.
 inline constexpr size_t kFlushBytes = size_t{1} << 20;

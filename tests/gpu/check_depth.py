@@ -107,7 +107,7 @@ def check_graph_nodes(report, fmt, slices):
                     if any(n.startswith(("cudaGraphLaunch", "cuGraphLaunch")) for n in names)}
     # A program may run work outside graphs too: the nodes are what a graph
     # launch started, or what says it belongs to a graph.
-    nodes = [s for s in slices if s.cat in ("kernel", "memset", "memcpy")
+    nodes = [s for s in slices if s.cat in ("kernel", "gpu_memset", "gpu_memcpy")
              and (s.args.get("graph_id") or s.args.get("correlation") in graph_launch)]
     bad = [s for s in nodes if not s.args.get("graph_id") or not s.args.get("graph_node_id")
            or s.args.get("correlation") not in graph_launch]
@@ -282,7 +282,7 @@ def graph_mode_json(report, path, launches):
     report.count("json", "graph slices with an arrow from cudaGraphLaunch", launches, len(linked))
     report.count("json", "distinct launches (correlation ids)", launches,
                  len({g["args"].get("correlation") for g in linked}))
-    nodes = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "memset")
+    nodes = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memset")
              and (e.get("args") or {}).get("graph_id")]
     print(f"note [json] {len(nodes)} node slices (kernels, sets) recorded besides the graph records")
 

@@ -49,7 +49,7 @@ def check_json(report, fmt, slices, expect):
     for s in slices:
         if s.cat in ("cuda_runtime", "cuda_driver") and "correlation" in s.args:
             calls[s.args["correlation"]].append(s)
-    for key, arg in (("ext_ids", "external_id"), ("ext_scopes", "scope")):
+    for key, arg in (("ext_ids", "External id"), ("ext_scopes", "scope")):
         if key not in expect:
             continue
         compare_counts(report, fmt, key, parse_counts(expect[key]), Counter(_value(k.args, arg) for k in kernels))

@@ -10,7 +10,7 @@ GPU activity at all, else 0. Python standard library only."""
 import json
 import sys
 
-GPU_CATS = ("kernel", "memcpy", "memset")
+GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
 
 
 def main() -> int:

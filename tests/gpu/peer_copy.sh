@@ -40,7 +40,7 @@ print("processes:", sorted(names.values()))
 check("a GPU process for each of the two devices", {0, 1} <= set(gpu_pid), gpu_pid)
 kernels = Counter(e["pid"] for e in events if e.get("ph") == "X" and e.get("cat") == "kernel")
 check("two kernels on each device", all(kernels.get(gpu_pid.get(d), 0) == 2 for d in (0, 1)), dict(kernels))
-peers = [e for e in events if e.get("ph") == "X" and e.get("cat") == "memcpy" and e["args"].get("copy_kind") == "PtoP"]
+peers = [e for e in events if e.get("ph") == "X" and e.get("cat") == "gpu_memcpy" and e["args"].get("copy_kind") == "PtoP"]
 check("two PtoP copies", len(peers) == 2, [e["name"] for e in peers])
 pairs = sorted((e["args"].get("src_device"), e["args"].get("dst_device")) for e in peers)
 check("one copy each way, with source and destination devices", pairs == [(0, 1), (1, 0)], pairs)
@@ -51,7 +51,7 @@ for e in peers:
           on and on[0] in (e["args"].get("src_device"), e["args"].get("dst_device")), names.get(e["pid"]))
 outs = {e["bind_id"]: e for e in events if e.get("flow_out") and "bind_id" in e}
 ins = {e["bind_id"]: e for e in events if e.get("flow_in") and "bind_id" in e}
-gpu_work = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "memcpy") and e["pid"] in gpu_pid.values()]
+gpu_work = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy") and e["pid"] in gpu_pid.values()]
 linked = [e for e in gpu_work if e.get("flow_in") and e.get("bind_id") in outs]
 check("an arrow to every kernel and copy, on both devices", len(linked) == len(gpu_work) and
       {e["pid"] for e in linked} == set(gpu_pid.values()), f"{len(linked)} of {len(gpu_work)}")

@@ -8,8 +8,9 @@ Python standard library only: this runs on the GPU machine as it is.
 import csv
 import re
 
-GPU_CATS = ("kernel", "memcpy", "memset")
+GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
 API_CATS = ("cuda_runtime", "cuda_driver")
+STEPS_TID = 0x7FFFFFFE  # the "Steps" track of torch.profiler-style steps (timeline/track_layout.h)
 GRAPH_LAUNCHES = ("cudaGraphLaunch", "cuGraphLaunch")
 COPY_KINDS = ("HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP")
 MEMORY_KEYS = {"memcpy_pageable": "Pageable", "memcpy_pinned": "Pinned"}

@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 import check_depth
 import check_features
 from trace_counts import (API_CATS, COPY_KINDS, COUNT_KEYS, GPU_CATS, GRAPH_LAUNCHES, MEMORY_KEYS,
-                          SHOW, Slice, api_base_name, int_value, ns)
+                          SHOW, STEPS_TID, Slice, api_base_name, int_value, ns)
 
 
 def check_json(report, fmt, path, expect):
@@ -66,11 +66,14 @@ def check_json(report, fmt, path, expect):
     phases = Counter((e.get("ph"), e.get("cat")) for e in events if isinstance(e, dict))
 
     # Counts by category.
-    for key, cat in (("kernels", "kernel"), ("memcpy", "memcpy"), ("memset", "memset")):
+    for key, cat in (("kernels", "kernel"), ("memcpy", "gpu_memcpy"), ("memset", "gpu_memset")):
         if key in expect:
             report.count(fmt, key, int_value(expect, key), len(by_cat[cat]))
     # A start/end range of zero length is one async instant "n" instead of a b/e pair.
-    nvtx_written = {"nvtx_pushpop": len(by_cat["nvtx"]),
+    # PyTorch's operators and steps are push/pop ranges too, in the profiler's categories
+    # (the "Steps" track's ProfilerStep#N slices are not ranges of the program's).
+    pushpop = by_cat["nvtx"] + by_cat["cpu_op"] + [s for s in by_cat["user_annotation"] if s.track[1] != STEPS_TID]
+    nvtx_written = {"nvtx_pushpop": len(pushpop),
                     "nvtx_startend": phases[("b", "nvtx")] + phases[("n", "nvtx")],
                     "nvtx_marks": phases[("i", "nvtx")] + phases[("I", "nvtx")]}
     for key, written in nvtx_written.items():
@@ -79,7 +82,7 @@ def check_json(report, fmt, path, expect):
     check_async_pairs(report, fmt, events)
 
     # Copies by direction and by host memory kind.
-    copies = by_cat["memcpy"]
+    copies = by_cat["gpu_memcpy"]
     for kind in COPY_KINDS:
         key = "memcpy_" + kind
         if key in expect:
@@ -221,7 +224,7 @@ def check_nesting(report, fmt, slices, expect):
     overlaps, nvtx_depth, nvtx_overlaps = [], 0, []
     for items in tracks.values():
         overlaps += walk(items)[1]
-        depth, bad = walk([s for s in items if s.cat == "nvtx"])
+        depth, bad = walk([s for s in items if s.cat in ("nvtx", "cpu_op", "user_annotation")])
         nvtx_depth = max(nvtx_depth, depth)
         nvtx_overlaps += bad
     report.check(fmt, "X events on every track nest (no partial overlap)", not overlaps,

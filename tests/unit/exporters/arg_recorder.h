@@ -24,6 +24,8 @@ struct ArgRecorder {
   void text(Arg a, std::string_view) { note(a); }
   void label(Arg a, Label, uint8_t, const char*) { note(a); }
   void dim3(Arg a, int64_t, int64_t, int64_t) { note(a); }
+  void where(Arg a, uint64_t) { note(a); }
+  void json(Arg a, std::string_view) { note(a); }
   void nccl(StringId) {
     for (Arg a : {Arg::NcclCollective, Arg::NcclOp, Arg::NcclDtype, Arg::NcclAlgo, Arg::NcclProto})
       note(a);

@@ -59,12 +59,12 @@ TEST_CASE("chrome json: one event per drawn record, in its category") {
   const Exported e = exportSample();
   const json& ev = e.events();
   CHECK(slices(ev, "kernel").size() == 3);
-  CHECK(slices(ev, "memcpy").size() == 2);
-  CHECK(slices(ev, "memset").size() == 1);
+  CHECK(slices(ev, "gpu_memcpy").size() == 2);
+  CHECK(slices(ev, "gpu_memset").size() == 1);
   CHECK(slices(ev, "cuda_runtime").size() == 6);
   CHECK(slices(ev, "cuda_driver").size() == 1);
   CHECK(slices(ev, "nvtx").size() == 2);
-  CHECK(slices(ev, "sync").size() == 1);
+  CHECK(slices(ev, "cuda_sync").size() == 1);
   CHECK(slices(ev, "overhead").size() == 1);
   auto nvtx = [&](const char* ph) {
     return where(ev, [&](const json& x) { return x["ph"] == ph && x.value("cat", "") == "nvtx"; })
@@ -183,15 +183,16 @@ TEST_CASE("chrome json: arguments of kernels, copies, sets, syncs and overhead")
   CHECK(k["static_smem"] == 1024);
   CHECK(k["dynamic_smem"] == 0);
   CHECK(k["correlation"] == 13);
-  // What the track says (device, context, stream) and the usual launch type are left out.
-  CHECK_FALSE(k.contains("device"));
+  // The device and stream, which the PyTorch profiler's readers take from the arguments
+  // (the .pftrace leaves them to the track); the context and usual launch type are left out.
+  CHECK(k["device"] == 0);
+  CHECK(k["stream"] == 9);
   CHECK_FALSE(k.contains("context"));
-  CHECK_FALSE(k.contains("stream"));
   CHECK_FALSE(k.contains("launch_type"));
   CHECK_FALSE(k.contains("graph_id"));
   CHECK_FALSE(k.contains("graph_node_id"));
 
-  json h2d = sliceByCorrelation(ev, "memcpy", 14);
+  json h2d = sliceByCorrelation(ev, "gpu_memcpy", 14);
   CHECK(h2d["name"] == "Memcpy HtoD (Pinned -> Device)");
   CHECK(h2d["args"]["bytes"] == 1 << 20);
   CHECK(h2d["args"]["copy_kind"] == "HtoD");
@@ -199,20 +200,20 @@ TEST_CASE("chrome json: arguments of kernels, copies, sets, syncs and overhead")
   CHECK(h2d["args"]["dst_kind"] == "Device");
   CHECK(h2d["args"]["async"] == true);
   CHECK(h2d["args"]["bandwidth_GBps"].get<double>() == Approx(104.8576).epsilon(1e-5));
-  CHECK_FALSE(h2d["args"].contains("stream"));
+  CHECK(h2d["args"]["stream"] == 9);
   CHECK_FALSE(h2d["args"].contains("src_device"));
-  json d2h = sliceByCorrelation(ev, "memcpy", 16);
+  json d2h = sliceByCorrelation(ev, "gpu_memcpy", 16);
   CHECK(d2h["name"] == "Memcpy DtoH (Device -> Pageable)");
   CHECK(d2h["args"]["async"] == false);
 
-  json set = sliceByCorrelation(ev, "memset", 15);
+  json set = sliceByCorrelation(ev, "gpu_memset", 15);
   CHECK(set["name"] == "Memset (Device)");
   CHECK(set["args"]["bytes"] == 4096);
   CHECK(set["args"]["value"] == 0);
   CHECK(set["args"]["memory_kind"] == "Device");
   CHECK(set["args"]["async"] == true);
 
-  json sync = slices(ev, "sync").at(0);
+  json sync = slices(ev, "cuda_sync").at(0);
   CHECK(sync["name"] == "StreamSynchronize");
   CHECK(sync["pid"] == kGpuPid);
   CHECK(sync["tid"] == syncTrackTid(1));
@@ -267,7 +268,7 @@ TEST_CASE("chrome json: peer copies and graph work say where they ran") {
   m.copyKind = static_cast<uint8_t>(CopyKind::PtoP);
   t.store.add(m);
   const Exported e = exportTrace(t);
-  json copy = slices(e.events(), "memcpy").at(0);
+  json copy = slices(e.events(), "gpu_memcpy").at(0);
   CHECK(copy["pid"] == gpuProcessId(kHostPid, 1));
   CHECK(copy["args"]["src_device"] == 1);
   CHECK(copy["args"]["dst_device"] == 2);

@@ -38,7 +38,7 @@ TEST_CASE("chrome json: every launch is linked to the GPU work it started") {
   for (const auto& [id, x] : sources) CHECK(targets.count(id) >= 1);
 
   // Each kernel, copy and set: a flow from the call with its correlation id.
-  for (const char* cat : {"kernel", "memcpy", "memset"}) {
+  for (const char* cat : {"kernel", "gpu_memcpy", "gpu_memset"}) {
     for (json work : slices(ev, cat)) {
       INFO(work.dump());
       REQUIRE(work.value("flow_in", false));

@@ -122,10 +122,10 @@ TEST_CASE("chrome json: slices on every track of the sample nest properly") {
   CHECK(e.stats.clamped == 0);
   CHECK(e.meta()["clamped_slices"] == 0);
   // The memset runs inside the copy on stream 9: concurrent work, on the stream's second lane.
-  const json set = sliceByCorrelation(e.events(), "memset", 15);
+  const json set = sliceByCorrelation(e.events(), "gpu_memset", 15);
   CHECK_FALSE(set["args"].contains("clamped_ns"));
   CHECK(set["tid"] == laneTid(9, 1));
-  CHECK(sliceByCorrelation(e.events(), "memcpy", 14)["tid"] == 9);
+  CHECK(sliceByCorrelation(e.events(), "gpu_memcpy", 14)["tid"] == 9);
   CHECK(e.meta()["max_lanes"] == 2);
   CHECK(e.meta()["lane_tracks"] == 1);
 }

@@ -60,6 +60,11 @@ constexpr Excluded kExcluded[] = {
     {RecordKind::Memset, Arg::ExternalId, nullptr}, {RecordKind::Memset, Arg::Scope, nullptr},
     {RecordKind::Graph, Arg::ExternalId, nullptr},  {RecordKind::Graph, Arg::Scope, nullptr},
     {RecordKind::Api, Arg::ExternalId, nullptr},    {RecordKind::Api, Arg::Scope, nullptr},
+    // Where GPU work ran, which the JSON timeline repeats in its arguments for
+    // the PyTorch profiler's readers: the table's own columns.
+    {RecordKind::Kernel, Arg::Device, "device"},  {RecordKind::Kernel, Arg::Stream, "stream"},
+    {RecordKind::Memcpy, Arg::Device, "device"},  {RecordKind::Memcpy, Arg::Stream, "stream"},
+    {RecordKind::Memset, Arg::Device, "device"},  {RecordKind::Memset, Arg::Stream, "stream"},
 };
 // clang-format on
 

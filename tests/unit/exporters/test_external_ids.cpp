@@ -171,15 +171,15 @@ TEST_CASE("external ids: JSON arguments on calls and GPU work, osrt calls in the
       const uint64_t corr = args.at("correlation").get<uint64_t>();
       INFO(cat << " correlation " << corr);
       if (corr == 2) {
-        CHECK(args.at("external_id") == 500);
+        CHECK(args.at("External id") == 500);
         CHECK(args.at("scope") == "outer");
         CHECK(args.at("scope_id") == 1);
       } else if (corr == 3) {
-        CHECK_FALSE(args.contains("external_id"));
+        CHECK_FALSE(args.contains("External id"));
         CHECK(args.at("scope") == "inner \"q\"");
         CHECK(args.at("scope_id") == 2);
       } else {
-        CHECK_FALSE(args.contains("external_id"));
+        CHECK_FALSE(args.contains("External id"));
         CHECK_FALSE(args.contains("scope"));
       }
     } else if (cat == "osrt") {
@@ -214,12 +214,12 @@ TEST_CASE("external ids: protobuf arguments, osrt calls in their category", "[ex
     const uint64_t corr = args.at("correlation").u;
     INFO("correlation " << corr);
     if (corr == 2) {
-      CHECK(args.at("external_id").u == 500);
+      CHECK(args.at("External id").u == 500);
       CHECK(args.at("scope").s == "outer");
       CHECK(args.at("scope_id").u == 1);
       ++withScope;
     } else if (corr == 3) {
-      CHECK_FALSE(args.count("external_id"));
+      CHECK_FALSE(args.count("External id"));
       CHECK(args.at("scope").s == "inner \"q\"");
       ++withScope;
     } else {

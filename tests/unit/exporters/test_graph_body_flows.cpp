@@ -105,7 +105,7 @@ TEST_CASE("graph bodies json: each conditional body gets one arrow, from the lau
   std::map<uint64_t, uint64_t> got;  // GPU slice start -> its arrow's call start (0: none)
   for (const json& e : doc.at("traceEvents")) {
     const std::string cat = e.value("cat", "");
-    if (e.value("ph", "") != "X" || (cat != "kernel" && cat != "memset")) continue;
+    if (e.value("ph", "") != "X" || (cat != "kernel" && cat != "gpu_memset")) continue;
     const uint64_t at = ns(e.at("ts")) + offset;
     INFO("GPU slice at +" << at);
     CHECK(got.count(at) == 0);
@@ -127,7 +127,7 @@ TEST_CASE("graph bodies pftrace: each conditional body gets one arrow, from the 
   CHECK(d.problems.empty());
   const uint64_t b = t.meta.baseTimestampNs;
   std::map<uint64_t, uint64_t> got;
-  for (const char* category : {"kernel", "memset"}) {
+  for (const char* category : {"kernel", "gpu_memset"}) {
     for (const SliceOut& work : d.slicesOf(category)) {
       const uint64_t at = work.begin.ts - b;
       INFO("GPU slice at +" << at);

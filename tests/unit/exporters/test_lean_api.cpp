@@ -91,7 +91,7 @@ TEST_CASE("json: work launched by driver calls has its arrow from the driver cal
     for (const json& call : events(doc, cat))
       if (call.value("flow_out", false)) sources[call["bind_id"].get<uint64_t>()] = call;
   size_t work = 0;
-  for (const char* cat : {"kernel", "memcpy", "memset"}) {
+  for (const char* cat : {"kernel", "gpu_memcpy", "gpu_memset"}) {
     for (const json& w : events(doc, cat)) {
       INFO(w.dump());
       REQUIRE(w.value("flow_in", false));
@@ -131,7 +131,7 @@ TEST_CASE("pftrace: work launched by driver calls has its arrow from the driver 
     return size_t{0};
   };
   size_t work = 0;
-  for (const char* cat : {"kernel", "memcpy", "memset"}) {
+  for (const char* cat : {"kernel", "gpu_memcpy", "gpu_memset"}) {
     for (const auto& w : d.slicesOf(cat)) {
       const auto* source = d.arrowInto(indexOf(w));
       REQUIRE(source != nullptr);

@@ -105,7 +105,7 @@ TEST_CASE("multi-GPU: each device its process, peer copies with both ends, arrow
     if (e["ph"] != "X") continue;
     if (e.contains("flow_out")) flowOut[e["bind_id"].get<uint64_t>()] = e;
     if (e.contains("flow_in")) flowIn[e["bind_id"].get<uint64_t>()] = e;
-    if (e["cat"] == "memcpy") copies.push_back(e);
+    if (e["cat"] == "gpu_memcpy") copies.push_back(e);
     if (e["cat"] == "kernel") ++kernels[e["pid"]];
   }
   CHECK(names.at(gpu0).rfind("GPU 0: NVIDIA H100", 0) == 0);

@@ -67,7 +67,7 @@ TEST_CASE("pftrace: arguments of kernels, copies, sets, syncs, calls and overhea
   CHECK_FALSE(k.count("graph_id"));
   CHECK_FALSE(k.count("clamped_ns"));
 
-  const SliceOut h2d = d.sliceByCorrelation("memcpy", 14);
+  const SliceOut h2d = d.sliceByCorrelation("gpu_memcpy", 14);
   CHECK(h2d.begin.name == "Memcpy HtoD (Pinned -> Device)");
   CHECK(h2d.begin.args.at("bytes").u == 1 << 20);
   CHECK(h2d.begin.args.at("copy_kind").s == "HtoD");
@@ -77,20 +77,20 @@ TEST_CASE("pftrace: arguments of kernels, copies, sets, syncs, calls and overhea
   CHECK(h2d.begin.args.at("bandwidth_GBps").d == Approx(104.8576));
   CHECK_FALSE(h2d.begin.args.count("stream"));
   CHECK(h2d.end - h2d.begin.ts == 10000);
-  CHECK(d.sliceByCorrelation("memcpy", 16).begin.name == "Memcpy DtoH (Device -> Pageable)");
-  CHECK_FALSE(d.sliceByCorrelation("memcpy", 16).begin.args.at("async").b);
+  CHECK(d.sliceByCorrelation("gpu_memcpy", 16).begin.name == "Memcpy DtoH (Device -> Pageable)");
+  CHECK_FALSE(d.sliceByCorrelation("gpu_memcpy", 16).begin.args.at("async").b);
 
-  const SliceOut set = d.sliceByCorrelation("memset", 15);
+  const SliceOut set = d.sliceByCorrelation("gpu_memset", 15);
   CHECK(set.begin.name == "Memset (Device)");
   CHECK(set.begin.args.at("memory_kind").s == "Device");
   CHECK(set.begin.args.at("value").u == 0);
   // Inside the copy on stream 9: concurrent work, on the stream's second lane.
   CHECK(set.depth == 0);
-  const uint64_t stream9 = d.sliceByCorrelation("memcpy", 14).begin.track;
+  const uint64_t stream9 = d.sliceByCorrelation("gpu_memcpy", 14).begin.track;
   CHECK(d.nameOf(set.begin.track) == d.nameOf(stream9) + " \u00b72");
   CHECK(d.track(set.begin.track).parent == stream9);
 
-  const SliceOut sync = d.slicesOf("sync").at(0);
+  const SliceOut sync = d.slicesOf("cuda_sync").at(0);
   CHECK(sync.begin.name == "StreamSynchronize");
   CHECK(sync.begin.args.at("stream").u == 7);
   CHECK_FALSE(sync.begin.args.count("context"));  // the track's

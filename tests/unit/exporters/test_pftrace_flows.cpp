@@ -25,7 +25,7 @@ TEST_CASE("pftrace: an arrow from each launch call to the GPU work it launched",
   CHECK(d.stats.flows == 6);
   // Every kernel, copy and set ends an arrow from the call with its correlation id.
   size_t ends = 0;
-  for (const char* category : {"kernel", "memcpy", "memset"}) {
+  for (const char* category : {"kernel", "gpu_memcpy", "gpu_memset"}) {
     for (const SliceOut& work : d.slicesOf(category)) {
       const Event* source = d.arrowInto(d.indexOf(work));
       REQUIRE(source != nullptr);

@@ -71,10 +71,10 @@ TEST_CASE("pftrace: the timeline is the Chrome JSON exporter's", "[pftrace]") {
   };
   // What the protobuf leaves out on purpose (see pftrace_slices.h "Arguments").
   auto leftOut = [](const std::string& category, const std::string& key, const json& value) {
-    const bool gpu = category == "kernel" || category == "memcpy" || category == "memset";
+    const bool gpu = category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset";
     const bool call = category == "cuda_runtime" || category == "cuda_driver";
     if (gpu && (key == "device" || key == "context" || key == "stream")) return true;
-    if (category == "sync" && (key == "device" || key == "context")) return true;
+    if (category == "cuda_sync" && (key == "device" || key == "context")) return true;
     if (category == "kernel" && key == "mangled_name") return true;
     if (category == "kernel" && key == "launch_type") return value == "Regular";
     if (call && (key == "cbid" || key == "domain")) return true;

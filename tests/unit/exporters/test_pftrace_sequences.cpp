@@ -143,12 +143,12 @@ TEST_CASE("pftrace: one slice or instant per drawn record, in its category", "[p
   INFO(problems(d));
   CHECK(d.problems.empty());
   CHECK(d.slicesOf("kernel").size() == 3);
-  CHECK(d.slicesOf("memcpy").size() == 2);
-  CHECK(d.slicesOf("memset").size() == 1);
+  CHECK(d.slicesOf("gpu_memcpy").size() == 2);
+  CHECK(d.slicesOf("gpu_memset").size() == 1);
   CHECK(d.slicesOf("cuda_runtime").size() == 6);
   CHECK(d.slicesOf("cuda_driver").size() == 1);
   CHECK(d.slicesOf("nvtx").size() == 2 + 1);  // push/pop ranges and the start/end range
-  CHECK(d.slicesOf("sync").size() == 1);
+  CHECK(d.slicesOf("cuda_sync").size() == 1);
   CHECK(d.slicesOf("overhead").size() == 1);
   REQUIRE(d.instants.size() == 2);
   CHECK(d.instants[0].categories == std::vector<std::string>{"metadata"});

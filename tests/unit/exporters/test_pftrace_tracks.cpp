@@ -63,7 +63,7 @@ TEST_CASE("pftrace: processes, threads and streams carry their names", "[pftrace
   CHECK(d.sliceByCorrelation("kernel", 13).begin.track == stream9->uuid);
   CHECK(d.sliceByCorrelation("kernel", 11).begin.track == stream7->uuid);
   CHECK(d.sliceByCorrelation("cuda_runtime", 13).begin.track == worker->uuid);
-  CHECK(d.sliceByCorrelation("sync", 16).begin.track == sync->uuid);
+  CHECK(d.sliceByCorrelation("cuda_sync", 16).begin.track == sync->uuid);
   CHECK(d.slicesOf("overhead").at(0).begin.track == overhead->uuid);
 }
 

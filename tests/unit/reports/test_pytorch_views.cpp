@@ -7,13 +7,12 @@
 
 #include "report_fixture.h"
 #include "reports/kernel_traits.h"
-#include "reports/steps.h"
-#include "reports/torch_ops.h"
+#include "timeline/steps.h"
+#include "timeline/torch_ops.h"
 
 namespace cuptitrace {
 
 using namespace testing::reports;
-using reports::RangeRole;
 
 namespace {
 
@@ -61,34 +60,37 @@ DeviceInfo h100() {
 }  // namespace
 
 TEST_CASE("PyTorch's range texts: operators, backward nodes, scopes and the program's own", "[report][pytorch]") {
-  auto fwd = reports::parseTorchRange("aten::addmm, seq = 12, op_id = 40, sizes = [[64], [64, 128], []], "
+  auto fwd = parseTorchRange("aten::addmm, seq = 12, op_id = 40, sizes = [[64], [64, 128], []], "
                                       "input_op_ids = [(3,0)]");
   CHECK(fwd.role == RangeRole::Operator);
   CHECK(fwd.name == "aten::addmm");
   CHECK(fwd.seq == 12);
+  CHECK(fwd.opId == 40);
   CHECK(fwd.shapes == "[[64], [64, 128], []]");
   CHECK_FALSE(fwd.backward);
-  auto bwd = reports::parseTorchRange("AddmmBackward0, seq = 12, op_id = 98");
+  auto bwd = parseTorchRange("AddmmBackward0, seq = 12, op_id = 98");
   CHECK(bwd.role == RangeRole::Operator);
   CHECK(bwd.backward);
+  CHECK(bwd.opId == 98);
+  CHECK(parseTorchRange("aten::empty").opId == -1);
   CHECK(bwd.seq == 12);
-  CHECK(reports::parseTorchRange("autograd::engine::evaluate_function: AddmmBackward0, op_id = 97").backward);
-  CHECK(reports::parseTorchRange("detach, op_id = 12").role == RangeRole::Operator);
-  CHECK(reports::parseTorchRange("aten::empty").role == RangeRole::Operator);
-  CHECK(reports::parseTorchRange("aten::empty").seq == -1);
-  CHECK(reports::parseTorchRange("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__, op_id = 5").role ==
+  CHECK(parseTorchRange("autograd::engine::evaluate_function: AddmmBackward0, op_id = 97").backward);
+  CHECK(parseTorchRange("detach, op_id = 12").role == RangeRole::Operator);
+  CHECK(parseTorchRange("aten::empty").role == RangeRole::Operator);
+  CHECK(parseTorchRange("aten::empty").seq == -1);
+  CHECK(parseTorchRange("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__, op_id = 5").role ==
         RangeRole::DataLoader);
-  CHECK(reports::parseTorchRange("Optimizer.step#SGD.step, op_id = 152").role == RangeRole::Optimizer);
-  CHECK(reports::parseTorchRange("ProfilerStep#3").role == RangeRole::ProfilerStep);
-  CHECK(reports::parseTorchRange("step 3").role == RangeRole::None);
-  CHECK(reports::parseTorchRange("forward").role == RangeRole::None);
+  CHECK(parseTorchRange("Optimizer.step#SGD.step, op_id = 152").role == RangeRole::Optimizer);
+  CHECK(parseTorchRange("ProfilerStep#3").role == RangeRole::ProfilerStep);
+  CHECK(parseTorchRange("step 3").role == RangeRole::None);
+  CHECK(parseTorchRange("forward").role == RangeRole::None);
 }
 
 TEST_CASE("steps: names that read like a step", "[report][pytorch]") {
   for (const char* yes : {"step 3", "Step_12", "iteration: 4", "ITER 7", "train_step", "step#0", "training_step"})
-    CHECK(reports::looksLikeStep(yes));
+    CHECK(looksLikeStep(yes));
   for (const char* no : {"step", "steps 3", "stepper", "forward", "Optimizer.step#SGD.step", "step 3b", ""})
-    CHECK_FALSE(reports::looksLikeStep(no));
+    CHECK_FALSE(looksLikeStep(no));
 }
 
 TEST_CASE("steps: the first rule that finds steps wins, and says so", "[report][pytorch]") {
@@ -96,12 +98,12 @@ TEST_CASE("steps: the first rule that finds steps wins, and says so", "[report][
   range(t, "step 0", 0, 100);
   range(t, "step 1", 100, 200);
   range(t, "ProfilerStep#0", 0, 150);
-  auto steps = reports::findSteps(t, "");
+  auto steps = findSteps(t, "");
   REQUIRE(steps.steps.size() == 1);
   CHECK(steps.rule.find("ProfilerStep") != std::string::npos);
   // A given range wins; one that names nothing is said and the rest are tried.
-  CHECK(reports::findSteps(t, "step").steps.size() == 2);
-  auto missed = reports::findSteps(t, "epoch");
+  CHECK(findSteps(t, "step").steps.size() == 2);
+  auto missed = findSteps(t, "epoch");
   CHECK(missed.missed == "epoch");
   CHECK(missed.steps.size() == 1);
 
@@ -115,7 +117,7 @@ TEST_CASE("steps: the first rule that finds steps wins, and says so", "[report][
   range(o, "Optimizer.step#SGD.step, op_id = 9", 180, 200);
   range(o, "aten::mm, op_id = 10", 220, 250);
   range(o, "Optimizer.step#SGD.step, op_id = 11", 280, 300);
-  auto opt = reports::findSteps(o, "");
+  auto opt = findSteps(o, "");
   REQUIRE(opt.warmup.has_value());
   CHECK(opt.warmup->start == 10);
   CHECK(opt.warmup->end == 100);
@@ -128,7 +130,7 @@ TEST_CASE("steps: the first rule that finds steps wins, and says so", "[report][
   // Ranges of the Python lines and of scopes are not steps.
   Trace p;
   range(p, "step 3", 0, 10, NvtxType::PushPop, kPythonNvtxDomain);
-  CHECK(reports::findSteps(p, "").steps.empty());
+  CHECK(findSteps(p, "").steps.empty());
 }
 
 TEST_CASE("steps: the optimizer's calls of one iteration are one step; the warm-up apart", "[report][pytorch]") {
@@ -144,7 +146,7 @@ TEST_CASE("steps: the optimizer's calls of one iteration are one step; the warm-
     range(m, "aten::zero_, op_id = 5", b + 710, b + 740);
     range(m, "Optimizer.step#Adam.step, op_id = 6", b + 800, b + 900);
   }
-  auto per = reports::findSteps(m, "");
+  auto per = findSteps(m, "");
   REQUIRE(per.warmup.has_value());
   CHECK(per.warmup->start == 0);
   CHECK(per.warmup->end == 10900);
@@ -165,7 +167,7 @@ TEST_CASE("steps: the optimizer's calls of one iteration are one step; the warm-
     range(g, "aten::conv2d, op_id = 4", b + 400, b + 800);
     range(g, "Optimizer.step#Adam.step, op_id = 5", b + 800, b + 900);
   }
-  auto gan = reports::findSteps(g, "");
+  auto gan = findSteps(g, "");
   REQUIRE(gan.steps.size() == 3);
   CHECK(gan.warmup->end == 900);
   for (size_t i = 0; i < 3; ++i) {

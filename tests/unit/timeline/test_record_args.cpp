@@ -29,6 +29,8 @@ struct ListSink {
   void dim3(Arg a, int64_t x, int64_t y, int64_t z) {
     add(a, std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z));
   }
+  void where(Arg a, uint64_t v) { add(a, "where " + std::to_string(v)); }
+  void json(Arg a, std::string_view v) { add(a, "json " + std::string(v)); }
   void nccl(StringId) { names.push_back("<nccl>"); values.emplace_back(); }
   void externalIds(uint32_t id) {
     names.push_back("<external ids>");
@@ -49,6 +51,8 @@ TEST_CASE("record args: every name is distinct and none is empty") {
 TEST_CASE("record args: a kernel's arguments in order, the optional ones only when set") {
   KernelRecord k{};
   k.correlationId = 7;
+  k.deviceId = 1;
+  k.streamId = 13;
   k.gridX = 4, k.gridY = 2, k.gridZ = 1;
   k.blockX = 128, k.blockY = 1, k.blockZ = 1;
   k.registersPerThread = 32;
@@ -57,17 +61,19 @@ TEST_CASE("record args: a kernel's arguments in order, the optional ones only wh
   k.launchType = static_cast<uint8_t>(KernelLaunchType::Regular);
   ListSink plain;
   kernelArgs(k, plain);
-  CHECK(plain.names == std::vector<std::string>{"correlation", "grid", "block", "registers", "static_smem",
-                                                "dynamic_smem", "<nccl>", "<external ids>"});
-  CHECK(plain.values[1] == "4,2,1");
-  CHECK(plain.values[7] == "7");
+  CHECK(plain.names == std::vector<std::string>{"device", "stream", "correlation", "grid", "block", "registers",
+                                                "static_smem", "dynamic_smem", "<nccl>", "<external ids>"});
+  CHECK(plain.values[0] == "where 1");
+  CHECK(plain.values[1] == "where 13");
+  CHECK(plain.values[3] == "4,2,1");
+  CHECK(plain.values[9] == "7");
 
   k.graphId = 3;
   k.graphNodeId = 9;
   k.isDeviceLaunched = 1;
   ListSink graph;
   kernelArgs(k, graph);
-  CHECK(graph.names == std::vector<std::string>{"correlation", "grid", "block", "registers", "static_smem",
+  CHECK(graph.names == std::vector<std::string>{"device", "stream", "correlation", "grid", "block", "registers", "static_smem",
                                                 "dynamic_smem", "graph_id", "graph_node_id", "device_launched",
                                                 "<nccl>", "<external ids>"});
 }
@@ -82,10 +88,10 @@ TEST_CASE("record args: a copy's bandwidth only when it has a duration, peers on
   m.end = 100;
   ListSink instant;
   memcpyArgs(m, instant);
-  CHECK(instant.names == std::vector<std::string>{"bytes", "copy_kind", "src_kind", "dst_kind", "async",
-                                                  "correlation", "<external ids>"});
-  CHECK(instant.values[1] == "HtoD");
-  CHECK(instant.values[2] == "Pinned");
+  CHECK(instant.names == std::vector<std::string>{"device", "stream", "bytes", "copy_kind", "src_kind",
+                                                  "dst_kind", "async", "correlation", "<external ids>"});
+  CHECK(instant.values[3] == "HtoD");
+  CHECK(instant.values[4] == "Pinned");
 
   m.end = 1100;
   m.copyKind = static_cast<uint8_t>(CopyKind::PtoP);
@@ -93,10 +99,10 @@ TEST_CASE("record args: a copy's bandwidth only when it has a duration, peers on
   m.dstDeviceId = 1;
   ListSink peer;
   memcpyArgs(m, peer);
-  CHECK(peer.names == std::vector<std::string>{"bytes", "copy_kind", "src_kind", "dst_kind", "async",
-                                               "bandwidth_GBps", "correlation", "src_device", "dst_device",
-                                               "<external ids>"});
-  CHECK(peer.values[5] == std::to_string(2.0) + "/6");  // 2000 bytes in 1000 ns: 2 GB/s
+  CHECK(peer.names == std::vector<std::string>{"device", "stream", "bytes", "copy_kind", "src_kind",
+                                               "dst_kind", "async", "bandwidth_GBps", "correlation",
+                                               "src_device", "dst_device", "<external ids>"});
+  CHECK(peer.values[7] == std::to_string(2.0) + "/6");  // 2000 bytes in 1000 ns: 2 GB/s
 }
 
 TEST_CASE("record args: C library calls carry only their errno") {
@@ -146,4 +152,14 @@ TEST_CASE("record args: NVTX payloads keep their type; start/end ranges say thei
   ListSink startEnd;
   nvtxArgs(r, true, startEnd);
   CHECK(startEnd.names == std::vector<std::string>{"category", "range_id", "thread", "end_thread"});
+}
+
+TEST_CASE("record args: a PyTorch operator's id, sequence number and sizes, under the profiler's names") {
+  ListSink op;
+  torchOpArgs(parseTorchRange("aten::addmm, seq = 12, op_id = 40, sizes = [[64], [64, 128]]"), op);
+  CHECK(op.names == std::vector<std::string>{"External id", "Sequence number", "Input Dims"});
+  CHECK(op.values == std::vector<std::string>{"40", "12", "json [[64], [64, 128]]"});
+  ListSink plain;
+  torchOpArgs(parseTorchRange("aten::empty"), plain);
+  CHECK(plain.names.empty());
 }

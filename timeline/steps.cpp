@@ -1,13 +1,15 @@
-#include "reports/steps.h"
+#include "timeline/steps.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "reports/torch_ops.h"
 #include "timeline/thread_ranges.h"
+#include "timeline/torch_ops.h"
 
-namespace cuptitrace::reports {
+namespace cuptitrace {
 namespace {
+
+constexpr const char* kProfilerStepRule = "torch.profiler's ProfilerStep#N ranges";
 
 bool hasTime(const NvtxRecord& n) {
   return static_cast<NvtxType>(n.type) != NvtxType::Mark && n.end != 0 && n.end >= n.start;
@@ -70,7 +72,7 @@ Steps findSteps(const Trace& trace, const std::string& stepRange) {
     return m.compare(0, 13, "ProfilerStep#") == 0;
   });
   if (!out.steps.empty()) {
-    out.rule = "torch.profiler's ProfilerStep#N ranges";
+    out.rule = kProfilerStepRule;
     return out;
   }
   out.steps = rangesAsSteps(trace, [&](const NvtxRecord& n, std::string_view m) {
@@ -141,4 +143,19 @@ Steps findSteps(const Trace& trace, const std::string& stepRange) {
   return out;
 }
 
-}  // namespace cuptitrace::reports
+std::vector<Step> profilerSteps(const Trace& trace) {
+  std::string stepRange;
+  for (const auto& [name, value] : trace.meta.config)
+    if (name == "CUPTITRACE_STEP_RANGE") stepRange = value;
+  Steps found = findSteps(trace, stepRange);
+  if (found.rule == kProfilerStepRule) return {};
+  std::vector<Step> steps;
+  for (Step& s : found.steps) {
+    if (!steps.empty() && s.start < steps.back().end) continue;
+    s.label = "ProfilerStep#" + std::to_string(steps.size());
+    steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+}  // namespace cuptitrace

@@ -1,8 +1,8 @@
-#include "reports/torch_ops.h"
+#include "timeline/torch_ops.h"
 
 #include <cctype>
 
-namespace cuptitrace::reports {
+namespace cuptitrace {
 namespace {
 
 bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
@@ -55,6 +55,12 @@ TorchRange parseTorchRange(std::string_view text) {
       int64_t seq = -1;
       if (parseInt(v, seq)) out.seq = seq;
     }
+    if (const size_t at = rest.find(", op_id = "); at != std::string_view::npos) {
+      std::string_view v = rest.substr(at + 10);
+      v = v.substr(0, v.find(','));
+      int64_t id = -1;
+      if (parseInt(v, id)) out.opId = id;
+    }
     if (const size_t at = rest.find(", sizes = "); at != std::string_view::npos) {
       std::string_view v = rest.substr(at + 10);
       // The shapes run to their closing bracket: "[[1, 2], []]".
@@ -82,6 +88,17 @@ TorchRange parseTorchRange(std::string_view text) {
   return out;
 }
 
+SliceCategory rangeCategory(RangeRole role) {
+  switch (role) {
+    case RangeRole::None: return kCatNvtx;
+    case RangeRole::ProfilerStep: return kCatUserAnnotation;
+    case RangeRole::Operator:
+    case RangeRole::DataLoader:
+    case RangeRole::Optimizer: return kCatCpuOp;
+  }
+  return kCatNvtx;
+}
+
 RangeRole TorchRanges::role(const NvtxRecord& r) {
   if (r.domain != kNoString || static_cast<NvtxType>(r.type) != NvtxType::PushPop) return RangeRole::None;
   if (r.message >= roles_.size()) roles_.resize(static_cast<size_t>(r.message) + 1, -1);
@@ -90,4 +107,4 @@ RangeRole TorchRanges::role(const NvtxRecord& r) {
   return static_cast<RangeRole>(role);
 }
 
-}  // namespace cuptitrace::reports
+}  // namespace cuptitrace

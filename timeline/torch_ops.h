@@ -14,8 +14,9 @@
 #include <vector>
 
 #include "core/trace.h"
+#include "timeline/slice_categories.h"
 
-namespace cuptitrace::reports {
+namespace cuptitrace {
 
 enum class RangeRole : uint8_t {
   None,          // not PyTorch's: the program's own range ("step 3")
@@ -28,6 +29,7 @@ enum class RangeRole : uint8_t {
 struct TorchRange {
   std::string_view name;    // without what follows the first ", " part PyTorch adds
   int64_t seq = -1;         // the sequence number, -1 when none
+  int64_t opId = -1;        // the operator's id (op_id), -1 when none
   std::string_view shapes;  // "[[64], [64, 128]]", empty when none
   RangeRole role = RangeRole::None;
   bool backward = false;    // a backward node ("...Backward0", "autograd::engine::evaluate_function: ...")
@@ -35,6 +37,10 @@ struct TorchRange {
 
 // Reads a range's text; role None for ranges PyTorch did not make.
 TorchRange parseTorchRange(std::string_view text);
+
+// The category a range of that role is written in (slice_categories.h):
+// operators "cpu_op", torch.profiler's steps "user_annotation", the program's own ranges "nvtx".
+SliceCategory rangeCategory(RangeRole role);
 
 // Role of each range of the default NVTX domain, by message, computed once per message.
 class TorchRanges {
@@ -49,4 +55,4 @@ class TorchRanges {
   std::vector<int8_t> roles_;  // by message id: -1 not read yet, else a RangeRole
 };
 
-}  // namespace cuptitrace::reports
+}  // namespace cuptitrace

@@ -22,7 +22,7 @@
 
 #include "core/trace.h"
 
-namespace cuptitrace::reports {
+namespace cuptitrace {
 
 struct Step {
   uint64_t start = 0, end = 0;
@@ -42,4 +42,12 @@ bool looksLikeStep(std::string_view name);
 
 Steps findSteps(const Trace& trace, const std::string& stepRange);
 
-}  // namespace cuptitrace::reports
+// The steps the timeline draws as torch.profiler's steps ("ProfilerStep#0",
+// "ProfilerStep#1", ...) on a track of their own, for the tools written for
+// the PyTorch profiler's trace, which find its iterations by that name: the
+// steps found with the trace's own step range (CUPTITRACE_STEP_RANGE), none
+// where they are ProfilerStep#N ranges already; one that starts before the
+// one before it ended is left out (the track's slices must not overlap).
+std::vector<Step> profilerSteps(const Trace& trace);
+
+}  // namespace cuptitrace
