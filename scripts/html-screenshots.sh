@@ -4,10 +4,15 @@
 # (docs/examples/train.native, an H100), the operators of a training loop
 # built by hand (tests/html/html_fixtures pytorch: the docs' trace was
 # recorded without --pytorch), and the GPU metrics of tests/unit's sampled
-# kernels (html_fixtures metrics). Usage: scripts/html-screenshots.sh [BUILD_DIR]
+# kernels (html_fixtures metrics). Given a real trace recorded with
+# `--pytorch shapes --activities default,memory,gpu_metrics`, all three tabs
+# come from it instead (the README's were made so, from
+# tests/gpu/pytorch_train.py --mode half on an H100).
+# Usage: scripts/html-screenshots.sh [BUILD_DIR] [TRACE.native]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+trace=${2:-}
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -23,6 +28,13 @@ shoot() {  # PAGE TAB HEIGHT OUT
     --screenshot="docs/images/$4" "file://$work/$1#$2" >/dev/null 2>&1
   echo "html-screenshots: docs/images/$4"
 }
+if [ -n "$trace" ]; then
+  "$build/cli/cuptitrace" report "$trace" -o "$work/real.html"
+  shoot real.html overview 1720 html-overview.png
+  shoot real.html operators 1320 html-operators.png
+  shoot real.html gpu_metrics 1300 html-gpu-metrics.png
+  exit 0
+fi
 shoot train.html overview 1720 html-overview.png
 shoot torch.html operators 1320 html-operators.png
 shoot metrics.html gpu_metrics 1300 html-gpu-metrics.png

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the unit tests with AddressSanitizer + UndefinedBehaviorSanitizer, and
-# with ThreadSanitizer, and runs them (no GPU needed).
+# with ThreadSanitizer, and runs them (no GPU needed; the tests of the built
+# command, the browser and the install paths run in the ordinary build).
 #   scripts/sanitize.sh [address|thread]...     default: both
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,5 +16,5 @@ for kind in "${kinds[@]}"; do
   # halt_on_error: the first report fails the run; second_deadlock_stack helps read TSan reports.
   ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    ctest --test-dir "$build" -E "^(gpu|integration|docs)\\." --output-on-failure -j "${JOBS:-2}"
+    ctest --test-dir "$build" -E "^(gpu|integration|docs|html|install)\\." --output-on-failure -j "${JOBS:-2}"
 done

@@ -55,13 +55,17 @@ CT.tabOverview = function (panel) {
   const breakdown = CT.report('breakdown');
   const rows = breakdown ? breakdown.rows : [];
   const steps = rows.filter(function (r) { return r.step !== null; });
-  const avg = rows.find(function (r) { return r.step === null; }) || (steps.length === 1 ? steps[0] : null);
+  // The rows without a step number: the warm-up before the first step (in no
+  // average) and the Average row.
+  const warmup = rows.find(function (r) { return r.step === null && r.range === 'warm-up'; });
+  const avg = rows.find(function (r) { return r.step === null && r !== warmup; }) || (steps.length === 1 ? steps[0] : null);
   if (avg) {
     const which = steps.length > 1 ? 'Average step' : steps.length === 1 ? 'The step' : 'Whole run';
     const parts = CT.categories.map(function (c) {
       return {key: c.key, title: c.title, color: c.color, value: avg[c.key + '_ns'], pct: avg[c.key + '_pct']};
     });
-    const sumCard = CT.card('Execution summary', which + ': ' + CT.fmtDur(avg.total_ns));
+    const sumCard = CT.card('Execution summary', which + ': ' + CT.fmtDur(avg.total_ns) +
+      (warmup ? ' · warm-up before the first step, left out: ' + CT.fmtDur(warmup.total_ns) : ''));
     sumCard.appendChild(CT.table(tab, {columns: [
       {key: 'title', title: 'Category', type: 'text'}, {key: 'value', title: 'Time', type: 'duration'},
       {key: 'pct', title: 'Share', type: 'percent'}], rows: parts, notes: []},
