@@ -6,7 +6,7 @@
 #     fraction of a core (and the evaluation's), the kernels' alignment with
 #     the samples (check_gpu_metrics_rate.py prints one line per rate).
 #     Checked: at 10 kHz no sample lost, no gap longer than a period, the
-#     sampler at 0.25 of a core at most; at 1 and 10 kHz every kernel
+#     sampler's share of a core printed against 0.25; at 1 and 10 kHz every kernel
 #     sampled and aligned within one period. 20 and 50 kHz are reported only;
 #  2. cudaDeviceReset half-way through at 10 kHz: sampling starts again on the
 #     new context (gpu_metrics.sessions_resumed 1, the later kernels sampled).
