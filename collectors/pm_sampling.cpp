@@ -99,7 +99,12 @@ void PmSampler::removeDevice(uint32_t device) {
   // Bounded, as every wait of a program thread: the thread may be stuck in a
   // CUPTI call. Then the device is left to the driver: no CUPTI call touches
   // it once its context is gone (PM sampling's calls crash or spin then).
-  std::unique_lock<std::timed_mutex> work(workMutex_, std::chrono::nanoseconds(kRemoveWaitNs));
+  // Polled with try_lock, not a timed lock: std::timed_mutex's timed wait is
+  // pthread_mutex_clocklock, which ThreadSanitizer (GCC 12) does not follow.
+  std::unique_lock<std::mutex> work(workMutex_, std::defer_lock);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(kRemoveWaitNs);
+  while (!work.try_lock() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   if (!work.owns_lock()) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -171,7 +176,7 @@ void PmSampler::run() noexcept {
 }
 
 void PmSampler::pollOnce() {
-  std::lock_guard<std::timed_mutex> work(workMutex_);
+  std::lock_guard<std::mutex> work(workMutex_);
   dropGoneDevices();
   std::vector<uint32_t> fresh;
   {
@@ -239,7 +244,7 @@ void PmSampler::stop(bool atExit) {
     lock.unlock();
     thread_.join();
   }
-  std::lock_guard<std::timed_mutex> work(workMutex_);
+  std::lock_guard<std::mutex> work(workMutex_);
   dropGoneDevices();
   for (Device& d : devices_) {
     if (!d.running) continue;

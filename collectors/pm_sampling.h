@@ -171,7 +171,7 @@ class PmSampler {
   bool finished_ = false;  // the thread's loop is over (under mutex_)
   std::thread thread_;
   std::atomic<bool> stopped_{false};
-  std::timed_mutex workMutex_;  // the thread's work, removeDevice's and stop()'s last round
+  std::mutex workMutex_;  // the thread's work, removeDevice's and stop()'s last round
 
   std::map<uint32_t, int> contexts_;  // live contexts per device (under mutex_)
   std::set<uint32_t> setUp_;     // devices whose set-up (or restart) is over, done or failed (under mutex_)
