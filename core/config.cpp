@@ -1,6 +1,7 @@
 #include "core/config.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/config_python.h"
@@ -8,6 +9,7 @@
 #include "core/kernel_filter.h"
 #include "core/output_name.h"
 #include "core/parse.h"
+#include "core/writer_threads.h"
 
 namespace cuptitrace {
 namespace {
@@ -266,6 +268,18 @@ bool applySplit(std::string_view value, Config& c) {
   return true;
 }
 
+// Read where the outputs are written (writerThreads(), each time: the
+// command sets it from its flags); here only checked, so that a bad value
+// is named at start-up.
+bool applyWriterThreads(std::string_view value, Config&) { return parseWriterThreads(value).has_value(); }
+
+// As set (and accepted), else auto.
+std::string writerThreadsText() {
+  const char* value = std::getenv("CUPTITRACE_WRITER_THREADS");
+  const std::optional<uint32_t> n = value != nullptr ? parseWriterThreads(value) : std::nullopt;
+  return n && *n != 0 ? std::to_string(*n) : "auto";
+}
+
 std::string coverageText(uint32_t bp) {
   std::string s = std::to_string(bp / 100);
   if (const uint32_t frac = bp % 100) {
@@ -443,6 +457,13 @@ const std::vector<ConfigVar>& configTable() {
        "With the gpu_metrics activity: the metrics sampled; a name the device does not know is refused "
        "with the names it knows.",
        applyGpuMetricsList},
+      {"CUPTITRACE_WRITER_THREADS", "count", "auto",
+       "auto or 0 (the cores the process may use: its CPU affinity and cgroup CPU quota), or a whole number "
+       "from 1 to 256",
+       "Threads that write the outputs at exit and in `cuptitrace convert` and `merge`: the files at once, "
+       "each JSON window in pieces, a thread for the write calls; 1 writes on one thread. The files are the "
+       "same whatever the number.",
+       applyWriterThreads},
   };
   return table;
 }
@@ -522,6 +543,7 @@ std::vector<std::pair<std::string, std::string>> describeConfig(const Config& c)
       {"CUPTITRACE_PYTHON_BACKTRACE_DEPTH", std::to_string(c.pythonBacktraceDepth)},
       {"CUPTITRACE_GPU_METRICS_RATE", gpuMetricsRateText(c.gpuMetricsIntervalNs)},
       {"CUPTITRACE_GPU_METRICS_LIST", gpuMetricListText(c.gpuMetrics)},
+      {"CUPTITRACE_WRITER_THREADS", writerThreadsText()},
   };
 }
 
