@@ -1,56 +1,141 @@
 #include "core/file_output.h"
 
+#include "core/writer_threads.h"
+#include "exporters/ordered_work.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <streambuf>
+#include <thread>
 #include <vector>
 
 namespace cuptitrace {
 namespace {
 
 // An output stream buffer over a file descriptor that remembers the first
-// write error instead of dropping bytes silently.
+// write error instead of dropping bytes silently. With `background`, the
+// write calls run on a thread of their own: a full buffer is handed to it and
+// the encoder goes on filling the other one, so the copying into the page
+// cache (and waiting on a slow disk) overlaps the encoding.
 class FdBuf : public std::streambuf {
  public:
-  explicit FdBuf(int fd) : fd_(fd), buffer_(1 << 20) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
-  ~FdBuf() override { sync(); }
-  int error() const { return error_; }
+  FdBuf(int fd, bool background) : fd_(fd), buffer_(kBufferBytes) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    if (background) {
+      spare_.resize(kBufferBytes);
+      writer_ = std::thread([this] { writeLoop(); });
+    }
+  }
+  ~FdBuf() override {
+    sync();
+    if (writer_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+      }
+      changed_.notify_all();
+      writer_.join();
+    }
+  }
+  int error() {
+    if (writer_.joinable()) waitIdle();
+    return error_;
+  }
 
  protected:
   int_type overflow(int_type ch) override {
-    if (sync() != 0) return traits_type::eof();
+    if (handOver() != 0) return traits_type::eof();
     if (!traits_type::eq_int_type(ch, traits_type::eof())) {
       *pptr() = traits_type::to_char_type(ch);
       pbump(1);
     }
     return traits_type::not_eof(ch);
   }
+  // Everything written so far is in the file (or failed) on return.
   int sync() override {
-    const char* p = pbase();
-    while (p < pptr()) {
-      const ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        if (error_ == 0) error_ = n < 0 ? errno : ENOSPC;
-        setp(buffer_.data(), buffer_.data() + buffer_.size());
-        return -1;
-      }
-      p += n;
-    }
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    return 0;
+    const int handed = handOver();
+    if (writer_.joinable()) waitIdle();
+    return handed != 0 || error_ != 0 ? -1 : 0;
   }
 
  private:
+  static constexpr size_t kBufferBytes = size_t{1} << 20;
+
+  // The bytes gathered go to the file: written here, or handed to the
+  // writer thread (after the one before it is written) for an empty buffer.
+  int handOver() {
+    if (!writer_.joinable()) {
+      const int result = writeAll(pbase(), static_cast<size_t>(pptr() - pbase()));
+      setp(buffer_.data(), buffer_.data() + buffer_.size());
+      return result;
+    }
+    const size_t n = static_cast<size_t>(pptr() - pbase());
+    waitIdle();  // then error_ is the writer's last word
+    const int failed = error_;
+    if (n == 0 || failed != 0) {
+      setp(buffer_.data(), buffer_.data() + buffer_.size());
+      return failed != 0 ? -1 : 0;
+    }
+    std::swap(buffer_, spare_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_ = n;
+    }
+    changed_.notify_all();
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return 0;
+  }
+  void waitIdle() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return pending_ == 0; });
+  }
+  void writeLoop() {
+    const OwnThread own("trace writer");
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return pending_ != 0 || stop_; });
+      if (pending_ == 0) return;
+      const size_t n = pending_;
+      lock.unlock();
+      writeAll(spare_.data(), n);
+      lock.lock();
+      pending_ = 0;
+      changed_.notify_all();
+    }
+  }
+  // 0, or -1 with the first error kept (later bytes are dropped: the file fails).
+  int writeAll(const char* p, size_t n) {
+    if (error_ != 0) return -1;
+    const char* end = p + n;
+    while (p < end) {
+      const ssize_t w = ::write(fd_, p, static_cast<size_t>(end - p));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        error_ = w < 0 ? errno : ENOSPC;
+        return -1;
+      }
+      p += w;
+    }
+    return 0;
+  }
+
   int fd_;
-  std::vector<char> buffer_;
-  int error_ = 0;
+  std::vector<char> buffer_;  // being filled
+  std::vector<char> spare_;   // being written by the writer thread
+  int error_ = 0;             // set by whichever thread writes, read after waitIdle()
+  std::thread writer_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  size_t pending_ = 0;  // bytes of spare_ to write
+  bool stop_ = false;
 };
 
 // Moves `from` to `to`; without `overwrite`, fails with EEXIST when `to` exists.
@@ -122,7 +207,7 @@ std::string writeFileSafely(const std::string& path, const std::function<void(st
 
   int error = 0;
   {
-    FdBuf buf(fd);
+    FdBuf buf(fd, writerThreads() > 1);
     std::ostream out(&buf);
     write(out);
     out.flush();
