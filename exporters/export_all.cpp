@@ -1,5 +1,6 @@
 #include "exporters/export_all.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,9 +13,11 @@
 #include "exporters/json/chrome_json.h"
 #include "exporters/csv/csv.h"
 #include "core/file_output.h"
+#include "core/writer_threads.h"
 #include "exporters/gzip_stream.h"
 #include "exporters/html/html_report.h"
 #include "exporters/native/native.h"
+#include "exporters/ordered_work.h"
 #include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/split_output.h"
 #include "exporters/sqlite/sqlite.h"
@@ -22,11 +25,33 @@
 namespace cuptitrace {
 namespace {
 
-void writeFile(const std::string& path, const std::function<void(std::ostream&)>& write, bool overwrite,
-               ExportResult& result) {
-  const std::string error = writeFileSafely(path, write, overwrite);
-  if (error.empty()) result.written.push_back(path);
-  else result.errors.push_back(error);
+// One output file to write; several run at once, each on its own thread.
+using OutputTask = std::function<void(ExportResult&)>;
+
+void addFile(std::vector<OutputTask>& tasks, const std::string& path,
+             std::function<void(std::ostream&)> write, bool overwrite) {
+  tasks.push_back([path, write = std::move(write), overwrite](ExportResult& result) {
+    const std::string error = writeFileSafely(path, write, overwrite);
+    if (error.empty()) result.written.push_back(path);
+    else result.errors.push_back(error);
+  });
+}
+
+// Writes the files of `tasks`, as many at once as there are writer threads
+// (core/writer_threads.h); what each wrote or failed to write is added to
+// `result` in the tasks' order, as if they had run one after the other.
+void runOutputs(const std::vector<OutputTask>& tasks, ExportResult& result) {
+  const unsigned threads = std::min<size_t>(writerThreads(), tasks.size());
+  runInOrder<ExportResult>(
+      tasks.size(), threads, tasks.size(),
+      [&](unsigned, size_t i, ExportResult& r) {
+        r = ExportResult{};
+        tasks[i](r);
+      },
+      [&](size_t, ExportResult& r) {
+        result.written.insert(result.written.end(), r.written.begin(), r.written.end());
+        result.errors.insert(result.errors.end(), r.errors.begin(), r.errors.end());
+      });
 }
 
 // The directory the prefix points into must exist and take new files; one
@@ -51,22 +76,23 @@ bool checkDirectory(const std::string& prefix, ExportResult& result) {
 // The timeline outputs of `trace` (the whole trace or one part of it):
 // JSON, json.gz, pftrace and CSV. Which optional CSV tables are written
 // follows `whole`, so that every part has the same files.
-void writeTimelines(const Trace& trace, const Trace& whole, uint32_t formats, const std::string& prefix,
-                    bool overwrite, ExportResult& result) {
+void addTimelines(const Trace& trace, const Trace& whole, uint32_t formats, const std::string& prefix,
+                  bool overwrite, std::vector<OutputTask>& tasks) {
   if (formats & kFormatJson) {
-    writeFile(prefix + ".json", [&](std::ostream& out) { writeChromeJson(trace, out); }, overwrite, result);
+    addFile(tasks, prefix + ".json", [&trace](std::ostream& out) { writeChromeJson(trace, out); }, overwrite);
   }
   if (formats & kFormatJsonGz) {
-    writeFile(prefix + ".json.gz",
-              [&](std::ostream& out) {
-                GzipOStream gz(out);
-                writeChromeJson(trace, gz);
-                gz.finish();
-              },
-              overwrite, result);
+    addFile(tasks, prefix + ".json.gz",
+            [&trace](std::ostream& out) {
+              GzipOStream gz(out);
+              writeChromeJson(trace, gz);
+              gz.finish();
+            },
+            overwrite);
   }
   if (formats & kFormatPftrace) {
-    writeFile(prefix + ".pftrace", [&](std::ostream& out) { writePerfettoProto(trace, out); }, overwrite, result);
+    addFile(tasks, prefix + ".pftrace", [&trace](std::ostream& out) { writePerfettoProto(trace, out); },
+            overwrite);
   }
   if (formats & kFormatCsv) {
     for (int k = 0; k < kRecordKindCount; ++k) {
@@ -75,8 +101,8 @@ void writeTimelines(const Trace& trace, const Trace& whole, uint32_t formats, co
       // the others only when recorded.
       const bool mainKind = kind <= RecordKind::Nvtx;
       if (csvColumns(kind).empty() || (!mainKind && whole.store.count(kind) == 0)) continue;
-      writeFile(prefix + "." + csvTableName(kind) + ".csv",
-                [&](std::ostream& out) { writeCsvTable(trace, kind, out); }, overwrite, result);
+      addFile(tasks, prefix + "." + csvTableName(kind) + ".csv",
+              [&trace, kind](std::ostream& out) { writeCsvTable(trace, kind, out); }, overwrite);
     }
   }
 }
@@ -87,35 +113,45 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
                        uint64_t splitBytes) {
   ExportResult result;
   if (!checkDirectory(prefix, result)) return result;
+  // Every file is written at once, the native trace (the most durable) first.
+  std::vector<OutputTask> tasks;
   if (formats & kFormatNative) {
-    writeFile(prefix + ".native", [&](std::ostream& out) { writeNative(trace, out); }, overwrite, result);
+    addFile(tasks, prefix + ".native", [&trace](std::ostream& out) { writeNative(trace, out); }, overwrite);
   }
   // The database is never split: one file is what a SQL query wants.
   if (formats & kFormatSqlite) {
-    const std::string path = prefix + ".sqlite";
-    const SqliteResult r = writeSqlite(trace, path, overwrite);
-    if (r.error.empty()) result.written.push_back(path);
-    else result.errors.push_back(r.error);
+    tasks.push_back([&trace, prefix, overwrite](ExportResult& r) {
+      const std::string path = prefix + ".sqlite";
+      const SqliteResult written = writeSqlite(trace, path, overwrite);
+      if (written.error.empty()) r.written.push_back(path);
+      else r.errors.push_back(written.error);
+    });
   }
   // The report page holds summaries, never split: one page of the whole run.
   if (formats & kFormatHtml) {
     HtmlOptions options;
     const auto slash = prefix.rfind('/');
     options.source = (slash == std::string::npos ? prefix : prefix.substr(slash + 1)) + ".html";
-    writeFile(prefix + ".html",
-              [&](std::ostream& out) { writeHtmlReport(trace, reportOptionsFromMetadata(trace.meta), options, out); },
-              overwrite, result);
+    addFile(tasks, prefix + ".html",
+            [&trace, options](std::ostream& out) {
+              writeHtmlReport(trace, reportOptionsFromMetadata(trace.meta), options, out);
+            },
+            overwrite);
   }
   const uint32_t timelines = formats & (kFormatJson | kFormatJsonGz | kFormatPftrace | kFormatCsv);
   if (splitBytes == 0 || timelines == 0) {
-    writeTimelines(trace, trace, timelines, prefix, overwrite, result);
+    addTimelines(trace, trace, timelines, prefix, overwrite, tasks);
+    runOutputs(tasks, result);
     return result;
   }
+  runOutputs(tasks, result);
   // After a part that could not be written the others would fail the same
   // way (a full disk): stop, and say which parts are missing.
   forEachSplitPart(trace, splitBytes, timelines, [&](const Trace& part, uint32_t number, uint32_t count) {
     const size_t errors = result.errors.size();
-    writeTimelines(part, trace, timelines, prefix + "." + std::to_string(number), overwrite, result);
+    std::vector<OutputTask> partTasks;
+    addTimelines(part, trace, timelines, prefix + "." + std::to_string(number), overwrite, partTasks);
+    runOutputs(partTasks, result);
     if (result.errors.size() == errors) return true;
     if (number < count)
       result.errors.push_back("parts " + std::to_string(number + 1) + " to " + std::to_string(count) +
