@@ -74,6 +74,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/writer_threads.h"
 #include "exporters/json/json_args.h"
 #include "exporters/json/json_events.h"
 #include "exporters/json/json_flows.h"
@@ -85,6 +86,7 @@
 #include "exporters/json/json_strings.h"
 #include "exporters/json/json_track_names.h"
 #include "exporters/json/json_tracks.h"
+#include "exporters/json/json_window_pieces.h"
 #include "exporters/gpu_metric_events.h"
 #include "exporters/memory_tracks.h"
 #include "timeline/timeline_slices.h"
@@ -97,7 +99,7 @@ namespace {
 // One trace's events and metadata.
 class ChromeJsonWriter {
  public:
-  ChromeJsonWriter(const TimelineInput& in, JsonEvents& events, size_t windowSlices)
+  ChromeJsonWriter(const TimelineInput& in, JsonEvents& events, size_t windowSlices, unsigned threads)
       : in_(in),
         trace_(*in.trace),
         e_(events),
@@ -110,6 +112,7 @@ class ChromeJsonWriter {
         slices_(trace_, rec_, events, strings_, args_, flows_),
         nvtx_(rec_, tracks_, events, strings_, args_),
         windowSlices_(windowSlices),
+        threads_(threads),
         layout_(trace_.store) {}
 
   // Plans the layout; then the trace's own base and ids are known. The
@@ -140,7 +143,16 @@ class ChromeJsonWriter {
     flows_.place(place_.flowBase, place_.v1Flows, base_);
     slices_.setBase(base_);
     names_.writeProcessesAndTracks(place_.sortBase);
-    for (size_t w = 0; w < layout_.windows(); ++w) writeWindow(w);
+    if (threads_ > 1) {
+      // Each window laid out, then its slices encoded by several threads.
+      JsonWindowPieces pieces(trace_, rec_, e_, flows_, base_, threads_);
+      for (size_t w = 0; w < layout_.windows(); ++w) {
+        layout_.layOut(tracks_, w);
+        pieces.write(layout_, tracks_.all());
+      }
+    } else {
+      for (size_t w = 0; w < layout_.windows(); ++w) writeWindow(w);
+    }
     layout_.release();
     lanes_ = layout_.laneStats();
     std::vector<JsonTrack>& tracks = tracks_.all();
@@ -193,6 +205,7 @@ class ChromeJsonWriter {
   JsonSlices slices_;
   JsonNvtxEvents nvtx_;
   const size_t windowSlices_;
+  const unsigned threads_;
   WindowLayout layout_;
 
   uint64_t base_ = 0;
@@ -202,10 +215,10 @@ class ChromeJsonWriter {
 
 }  // namespace
 
-JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out, size_t windowSlices) {
+JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out, size_t windowSlices, unsigned threads) {
   JsonEvents sink(out);
   const TimelineInput in = timelineInput(trace);
-  ChromeJsonWriter writer(in, sink, windowSlices);
+  ChromeJsonWriter writer(in, sink, windowSlices, threads == 0 ? writerThreads() : threads);
   writer.plan();
   sink.b.lit("{");
   writeKinetoHeader({&trace}, sink.b);
@@ -221,13 +234,14 @@ JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out, size_t wi
 }
 
 JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::ostream& out,
-                                size_t windowSlices) {
+                                size_t windowSlices, unsigned threads) {
   JsonEvents sink(out);
+  if (threads == 0) threads = writerThreads();
   std::vector<std::unique_ptr<ChromeJsonWriter>> writers;
   // The file's base: the earliest wall-clock time any trace's timeline starts at.
   uint64_t wallBase = UINT64_MAX;
   for (const TimelineInput& in : inputs) {
-    writers.push_back(std::make_unique<ChromeJsonWriter>(in, sink, windowSlices));
+    writers.push_back(std::make_unique<ChromeJsonWriter>(in, sink, windowSlices, threads));
     writers.back()->plan();
     const auto offset = static_cast<uint64_t>(in.trace->meta.wallClockOffsetNs());
     wallBase = std::min(wallBase, writers.back()->ownBase() + offset);  // modulo 2^64

@@ -22,13 +22,16 @@ struct JsonExportStats {
 // Writes `trace` as one JSON object {"traceEvents": [...], "metadata": {...}}.
 // Slices are laid out and written a window of start times at a time, holding
 // at most about `windowSlices` at once (slice_windows.h); the file holds the
-// same events whatever the windows, in another order.
+// same events whatever the windows, in another order. The slices of each
+// window are encoded by `threads` threads (0: writerThreads(),
+// core/writer_threads.h) into buffers of their own, written in order: the
+// bytes are the same whatever the number.
 JsonExportStats writeChromeJson(const Trace& trace, std::ostream& out,
-                                size_t windowSlices = kDefaultWindowSlices);
+                                size_t windowSlices = kDefaultWindowSlices, unsigned threads = 0);
 // Writes several traces as one timeline, each placed as its input says
 // (cuptitrace merge), on wall-clock time; "metadata" holds "base_realtime_ns"
 // and "inputs", one metadata object per trace, with its labels and placement.
 JsonExportStats writeChromeJson(const std::vector<TimelineInput>& inputs, std::ostream& out,
-                                size_t windowSlices = kDefaultWindowSlices);
+                                size_t windowSlices = kDefaultWindowSlices, unsigned threads = 0);
 
 }  // namespace cuptitrace

@@ -39,6 +39,13 @@ class JsonEvents {
     b.clear();
   }
 
+  // Text made elsewhere (events encoded on another thread, each with the
+  // comma before it), after the text gathered so far.
+  void write(const char* text, size_t size) {
+    flush();
+    out_.write(text, static_cast<std::streamsize>(size));
+  }
+
   JsonText b;             // the text not yet written to the stream
   JsonExportStats stats;  // of the whole file
 

@@ -40,6 +40,23 @@ class JsonFlows {
   JsonFlows(const Trace& trace, const TimelineRecords& rec, JsonEvents& events)
       : e_(events), b_(events.b), sources_(rec.api), accFlows_(trace), bodies_(rec) {}
 
+  // A copy of a planned and placed `flows` writing into `events` instead:
+  // one per thread encoding pieces of a window (chrome_json.cpp), its
+  // count of arrows its own.
+  JsonFlows(const JsonFlows& flows, JsonEvents& events)
+      : e_(events),
+        b_(events.b),
+        sources_(flows.sources_),
+        accFlows_(flows.accFlows_),
+        bodies_(flows.bodies_),
+        gpuDrawn_(flows.gpuDrawn_),
+        maxCorrelation_(flows.maxCorrelation_),
+        flowBase_(flows.flowBase_),
+        bindBase_(flows.bindBase_),
+        base_(flows.base_) {}
+  // Adds the arrows such a copy wrote.
+  void addWritten(uint64_t flows) { flows_ += flows; }
+
   // Notes the ids of drawn GPU work: only calls that launched some get a
   // flow_out, so every arrow written has both ends.
   void plan() {
