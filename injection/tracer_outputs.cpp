@@ -4,12 +4,15 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/journal.h"
 #include "core/log.h"
 #include "core/output_name.h"
+#include "core/writer_threads.h"
 #include "exporters/export_all.h"
+#include "exporters/ordered_work.h"
 #include "injection/tracer.h"
 #include "reports/reports.h"
 
@@ -76,19 +79,43 @@ void Tracer::writeOutputs(bool nativeFirst) {
     formats |= kFormatNative;
     std::fprintf(stderr, "cuptitrace: no spill journal holds the trace: %s.native is written first\n", prefix.c_str());
   }
-  const ExportResult result = exportAll(trace_, formats, prefix, config_.overwrite, config_.splitBytes);
-  for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace: %s\n", e.c_str());
-  std::vector<std::string> written = result.written;
-
-  // Reports (CUPTITRACE_SUMMARY): every report into PREFIX.reports.txt, and
-  // with "stderr" the top rows of the two nvprof tables on stderr.
-  // A failure here (memory) loses the reports only, not the line below.
-  if (config_.summary != SummaryMode::None) {
+  // The reports are made while the files are written, on a thread of their
+  // own when there are writer threads to spare (core/writer_threads.h).
+  std::vector<ReportTable> tables;
+  std::string reportsError;
+  auto makeReports = [&] {
     try {
       ReportOptions options;
       options.stepRange = config_.stepRange;
       options.coverageBasisPoints = config_.coverageBasisPoints;
-      const std::vector<ReportTable> tables = buildAllReports(trace_, options);
+      tables = buildAllReports(trace_, options);
+    } catch (const std::exception& e) {
+      reportsError = e.what();
+    }
+  };
+  std::thread reports;
+  if (config_.summary != SummaryMode::None && writerThreads() > 1) {
+    try {
+      reports = std::thread([&] {
+        const OwnThread own("trace writer");
+        makeReports();
+      });
+    } catch (const std::exception&) {  // no thread to be had: made after the files
+    }
+  }
+  const ExportResult result = exportAll(trace_, formats, prefix, config_.overwrite, config_.splitBytes);
+  for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace: %s\n", e.c_str());
+  std::vector<std::string> written = result.written;
+  if (reports.joinable()) reports.join();
+  else if (config_.summary != SummaryMode::None) makeReports();
+
+  // Reports (CUPTITRACE_SUMMARY): every report into PREFIX.reports.txt, and
+  // with "stderr" the top rows of the two nvprof tables on stderr.
+  // A failure here (memory) loses the reports only, not the line below.
+  if (config_.summary != SummaryMode::None && !reportsError.empty()) {
+    std::fprintf(stderr, "cuptitrace: could not make the reports: %s\n", reportsError.c_str());
+  } else if (config_.summary != SummaryMode::None) {
+    try {
       std::string reportsPath;
       // Nothing written means the output directory was refused, and that was said once already.
       if (!written.empty() || result.errors.empty()) {
