@@ -1,5 +1,6 @@
 #include "cli/merge_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -7,8 +8,10 @@
 #include "cli/command_line.h"
 #include "cli/trace_globs.h"
 #include "core/trace.h"
+#include "core/writer_threads.h"
 #include "exporters/merge.h"
 #include "exporters/native/native.h"
+#include "exporters/ordered_work.h"
 
 namespace cuptitrace::cli {
 
@@ -87,21 +90,31 @@ int runMerge(const std::vector<std::string>& args, std::string& out, std::string
     err += "cuptitrace merge: " + globError + "\n";
     return 1;
   }
-  std::vector<std::unique_ptr<Trace>> traces;
+  // The inputs are read at once, a writer thread each (core/writer_threads.h);
+  // the first that cannot be read is named.
+  std::vector<std::unique_ptr<Trace>> traces(paths.size());
+  std::vector<std::string> errors(paths.size());
+  runInOrder<int>(
+      paths.size(), static_cast<unsigned>(std::min<size_t>(writerThreads(), paths.size())), paths.size(),
+      [&](unsigned, size_t i, int&) {
+        std::ifstream in(paths[i], std::ios::binary);
+        if (!in) {
+          errors[i] = "cannot open " + paths[i];
+          return;
+        }
+        traces[i] = std::make_unique<Trace>();
+        std::string error;
+        if (!readNative(in, *traces[i], error))
+          errors[i] = paths[i] + " is not a readable cuptitrace trace: " + error;
+      },
+      [](size_t, int&) {});
   std::vector<MergeSource> sources;
-  for (const std::string& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      err += "cuptitrace merge: cannot open " + path + "\n";
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (!errors[i].empty()) {
+      err += "cuptitrace merge: " + errors[i] + "\n";
       return 1;
     }
-    traces.push_back(std::make_unique<Trace>());
-    std::string error;
-    if (!readNative(in, *traces.back(), error)) {
-      err += "cuptitrace merge: " + path + " is not a readable cuptitrace trace: " + error + "\n";
-      return 1;
-    }
-    sources.push_back({traces.back().get(), path});
+    sources.push_back({traces[i].get(), paths[i]});
   }
   std::vector<std::string> skipped;
   sources = orderMergeSources(std::move(sources), skipped);
