@@ -1,6 +1,9 @@
 // Writes every requested output of a trace to files under a path prefix.
 // Each file is written under a temporary name and moved into place when
 // complete (core/file_output.h), so a file that exists is never half-written.
+// The files are written at once, as many as there are writer threads
+// (core/writer_threads.h), the native trace started first; their bytes are
+// those one thread writes.
 #pragma once
 
 #include <cstdint>
