@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 #include <streambuf>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -31,7 +32,10 @@ class FdBuf : public std::streambuf {
     setp(buffer_.data(), buffer_.data() + buffer_.size());
     if (background) {
       spare_.resize(kBufferBytes);
-      writer_ = std::thread([this] { writeLoop(); });
+      try {
+        writer_ = std::thread([this] { writeLoop(); });
+      } catch (const std::system_error&) {  // no thread to be had: the writes made here
+      }
     }
   }
   ~FdBuf() override {

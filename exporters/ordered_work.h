@@ -7,7 +7,9 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -28,21 +30,24 @@ struct OwnThread {
 // threads (worker in [0, workers): each worker's own state), and
 // done(piece, result) on the calling thread in piece order. `Result` is
 // reused: work() gets one that done() has finished with (cleared by done()
-// as it needs).
+// as it needs). An exception thrown by work() or done() stops the pieces
+// not yet taken and is thrown again here once every thread has ended; no
+// thread to be had means fewer threads, or the calling thread alone.
 template <typename Result, typename Work, typename Done>
 void runInOrder(size_t pieces, unsigned workers, size_t ahead, Work&& work, Done&& done) {
   if (pieces == 0) return;
-  if (workers <= 1) {
+  auto serial = [&] {
     Result result;
     for (size_t i = 0; i < pieces; ++i) {
       work(0u, i, result);
       done(i, result);
     }
-    return;
-  }
+  };
+  if (workers <= 1) return serial();
   if (ahead < workers) ahead = workers;
   struct Slot {
     Result result;
+    std::exception_ptr error;
     bool ready = false;
   };
   std::vector<Slot> slots(ahead);
@@ -62,7 +67,11 @@ void runInOrder(size_t pieces, unsigned workers, size_t ahead, Work&& work, Done
         piece = next++;
       }
       Slot& slot = slots[piece % ahead];
-      work(worker, piece, slot.result);
+      try {
+        work(worker, piece, slot.result);
+      } catch (...) {
+        slot.error = std::current_exception();
+      }
       {
         std::lock_guard<std::mutex> lock(mutex);
         slot.ready = true;
@@ -72,22 +81,39 @@ void runInOrder(size_t pieces, unsigned workers, size_t ahead, Work&& work, Done
   };
   std::vector<std::thread> threads;
   threads.reserve(workers);
-  for (unsigned w = 0; w < workers; ++w) threads.emplace_back(run, w);
-  for (size_t i = 0; i < pieces; ++i) {
+  for (unsigned w = 0; w < workers; ++w) {
+    try {
+      threads.emplace_back(run, w);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  if (threads.empty()) return serial();
+  std::exception_ptr error;
+  for (size_t i = 0; i < pieces && !error; ++i) {
     Slot& slot = slots[i % ahead];
     {
       std::unique_lock<std::mutex> lock(mutex);
       changed.wait(lock, [&] { return slot.ready; });
     }
-    done(i, slot.result);
+    error = slot.error;
+    if (!error) {
+      try {
+        done(i, slot.result);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(mutex);
       slot.ready = false;
       ++handed;
+      if (error) next = pieces;  // the pieces not taken are left
     }
     changed.notify_all();
   }
   for (std::thread& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace cuptitrace
