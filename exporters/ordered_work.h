@@ -43,6 +43,7 @@ void runInOrder(size_t pieces, unsigned workers, size_t ahead, Work&& work, Done
       done(i, result);
     }
   };
+  if (workers > pieces) workers = static_cast<unsigned>(pieces);
   if (workers <= 1) return serial();
   if (ahead < workers) ahead = workers;
   struct Slot {
