@@ -5,6 +5,8 @@
 // shapes, durations of a few microseconds.
 //
 //   export_bench [--pairs N] [--seed S] [--repeat R] [--out DIR]
+//   export_bench --exit DIR [--pairs N] [--repeat R]
+//   export_bench --native PATH [--pairs N] [--seed S]
 //
 // Prints, for Chrome JSON, Perfetto protobuf and json.gz (the JSON through
 // zlib, as CUPTITRACE_FORMAT=json.gz writes it), the speed on one core (the
@@ -15,6 +17,14 @@
 // event (one "X" per slice, plus a few metadata events), a Perfetto
 // TrackEvent (a slice is a SLICE_BEGIN and a SLICE_END). With --out, also
 // writes DIR/export_bench.json and DIR/export_bench.pftrace to look at.
+// With --native PATH, only writes the trace as a native trace to PATH (to
+// time the command on: scripts/bench-writers.sh).
+//
+// With --exit, what the exit of a traced program waits for instead
+// (bench/exit_delay.h): each format written into files under DIR as at exit
+// (exportAll), with one writer thread and with all the cores, paired; the
+// store held within the default CUPTITRACE_MAX_MEMORY, the rest spilled
+// into DIR, as in a traced program.
 #include <time.h>
 
 #include <chrono>
@@ -29,11 +39,16 @@
 #include <utility>
 #include <vector>
 
+#include "core/config.h"
+#include "core/journal.h"
 #include "core/trace.h"
+#include "core/writer_threads.h"
 #include "exporters/json/chrome_json.h"
 #include "exporters/gzip_stream.h"
+#include "exporters/native/native.h"
 #include "exporters/pftrace/perfetto_proto.h"
 #include "bench/bench_util.h"
+#include "bench/exit_delay.h"
 
 using namespace cuptitrace;
 using cuptitrace::bench::Rng;
@@ -174,7 +189,7 @@ Run measure(int repeat, const std::function<uint64_t(std::ostream&)>& write) {
 int main(int argc, char** argv) {
   uint64_t pairs = 1'000'000, seed = 1;
   int repeat = 3;
-  std::string outDir;
+  std::string outDir, exitDir, nativePath;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--pairs") == 0)
       pairs = std::strtoull(argv[i + 1], nullptr, 10);
@@ -184,22 +199,43 @@ int main(int argc, char** argv) {
       repeat = std::max(1, std::atoi(argv[i + 1]));
     else if (std::strcmp(argv[i], "--out") == 0)
       outDir = argv[i + 1];
+    else if (std::strcmp(argv[i], "--exit") == 0)
+      exitDir = argv[i + 1];
+    else if (std::strcmp(argv[i], "--native") == 0)
+      nativePath = argv[i + 1];
   }
   Trace trace;
+  if (!exitDir.empty()) {
+    // As at a program's exit: the store held within CUPTITRACE_MAX_MEMORY's
+    // default, the rest spilled to a file beside the outputs.
+    trace.store.setMaxBytes(Config{}.maxMemory);
+    enableSpillJournal(trace, exitDir + "/export_bench.spill", SpillMode::Auto);
+    fill(trace, pairs, seed);
+    const int status = cuptitrace::bench::exitDelay(trace, exitDir, repeat);
+    ::unlink((exitDir + "/export_bench.spill").c_str());
+    return status;
+  }
   fill(trace, pairs, seed);
+  if (!nativePath.empty()) {
+    std::ofstream n(nativePath, std::ios::binary);
+    writeNative(trace, n);
+    n.close();
+    if (!n) std::fprintf(stderr, "export_bench: cannot write %s\n", nativePath.c_str());
+    return n ? 0 : 1;
+  }
   const double records = 2.0 * static_cast<double>(pairs);
   std::printf("%llu kernels + %llu cudaLaunchKernel calls (%llu arrows), best of %d runs\n",
               static_cast<unsigned long long>(pairs), static_cast<unsigned long long>(pairs),
               static_cast<unsigned long long>(pairs), repeat);
 
   const Run json =
-      measure(repeat, [&](std::ostream& o) { return writeChromeJson(trace, o).events; });
+      measure(repeat, [&](std::ostream& o) { return writeChromeJson(trace, o, kDefaultWindowSlices, 1).events; });
   const Run proto =
       measure(repeat, [&](std::ostream& o) { return writePerfettoProto(trace, o).events; });
   // json.gz: the same JSON through the gzip stream (zlib), as CUPTITRACE_FORMAT=json.gz writes it.
   const Run gz = measure(repeat, [&](std::ostream& o) {
     GzipOStream z(o);
-    const uint64_t events = writeChromeJson(trace, z).events;
+    const uint64_t events = writeChromeJson(trace, z, kDefaultWindowSlices, 1).events;
     z.finish();
     return events;
   });
@@ -219,6 +255,16 @@ int main(int argc, char** argv) {
   std::printf("json.gz: %.1f times smaller than the JSON, %.0f MB of JSON compressed a second (CPU)\n",
               static_cast<double>(json.bytes) / static_cast<double>(gz.bytes),
               static_cast<double>(json.bytes) / gz.cpu / 1e6);
+  // The JSON encoded by every usable core (the same bytes), by wall clock
+  // against one thread's wall clock: no disk in either.
+  const unsigned cores = usableCores();
+  if (cores > 1) {
+    const Run many = measure(repeat, [&](std::ostream& o) {
+      return writeChromeJson(trace, o, kDefaultWindowSlices, cores).events;
+    });
+    std::printf("json on %u threads: %.2f M records/s by wall clock, %.2f times one thread's %.2f\n", cores,
+                records / many.seconds / 1e6, json.seconds / many.seconds, records / json.seconds / 1e6);
+  }
 
   // What one kernel's X event takes in the JSON, arrow and arguments included
   // (one event a line), seen line by line as it is written.
@@ -231,7 +277,7 @@ int main(int argc, char** argv) {
     nameBytes += l.find('"', at) - at;
   });
   std::ostream text(&lines);
-  writeChromeJson(trace, text);
+  writeChromeJson(trace, text, kDefaultWindowSlices, 1);
   if (kernelEvents != 0)
     std::printf("json kernel event: %.2f bytes on average, of which %.2f its name\n",
                 static_cast<double>(kernelBytes) / static_cast<double>(kernelEvents),

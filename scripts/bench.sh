@@ -41,8 +41,9 @@
 # PyTorch rows), so that more rounds of the rows that matter fit in the same
 # time; EXIT_N=0 leaves out the exit rows.
 #   scripts/bench.sh [BUILD]        BUILD defaults to build-gpu; RUNS=5, N=200000, TORCH_N=40000,
-#                                   THREADS=32, EXIT_N=1000000, ROWS= (all), STEPS=30,
-#                                   COMPILE_MODEL=mlp
+#                                   THREADS=32, EXIT_N=1000000, EXIT_FORMATS="json pftrace sqlite"
+#                                   (of native pftrace json json.gz sqlite csv), EXIT_PIN= (unpinned),
+#                                   ROWS= (all), STEPS=30, COMPILE_MODEL=mlp
 set -u
 BUILD=${1:-${BUILD:-build-gpu}}
 RUNS=${RUNS:-5}
@@ -226,37 +227,60 @@ fi
 
 # Exit delay: from the loop's return from main (it prints the wall-clock time)
 # to the end of the process, for EXIT_N launches with the default kinds,
-# writing JSON, Perfetto protobuf or SQLite; untraced for what CUDA's own exit takes.
+# writing each of EXIT_FORMATS, with one writer thread (exit_FORMAT_1:
+# CUPTITRACE_WRITER_THREADS=1) and with the default (exit_FORMAT: every core
+# the run may use; EXIT_PIN, unpinned by default, says which), the two runs of
+# a format back to back in each round so that their ratio is paired;
+# untraced for what CUDA's own exit takes.
 # Records are the trace's kernels and runtime calls, counted in the JSON.
 EXIT_N=${EXIT_N:-1000000}
+EXIT_FORMATS=${EXIT_FORMATS:-json pftrace sqlite}
+EXIT_PIN=${EXIT_PIN-}
 [ "$EXIT_N" -gt 0 ] 2>/dev/null || EXIT_N=0
-declare -A delay
-exit_rows=(exit_untraced exit_json exit_pftrace exit_sqlite)
+declare -A delay ratios
+exit_rows=(exit_untraced)
+for f in $EXIT_FORMATS; do exit_rows+=("exit_${f}_1" "exit_$f"); done
 [ "$EXIT_N" -gt 0 ] || exit_rows=()
 for run in $(seq "$RUNS"); do
   for name in "${exit_rows[@]}"; do
-    rm -f "$out/$name".json "$out/$name".pftrace "$out/$name".sqlite
+    rm -f "$out/$name".*
+    f=${name#exit_}; f=${f%_1}
     case $name in
       exit_untraced) e="" ;;
-      exit_json) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=json" ;;
-      exit_pftrace) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=pftrace" ;;
-      exit_sqlite) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=sqlite" ;;
+      *_1) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=$f CUPTITRACE_WRITER_THREADS=1" ;;
+      *) e="${envs[cuptitrace_default]} CUPTITRACE_FORMAT=$f" ;;
     esac
-    line=$($PIN env $e CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 $loop "$EXIT_N" 2>"$out/$name.err")
+    line=$($EXIT_PIN env $e CUPTITRACE_OUTPUT="$out/$name" CUPTITRACE_QUIET=1 $loop "$EXIT_N" 2>"$out/$name.err")
     t1=$(date +%s%N)
     at=$(sed -n 's/.*exit at \([0-9]*\) ns/\1/p' <<<"$line")
     [ -n "$at" ] || { echo "bench: $name run $run failed: $(tail -2 "$out/$name.err")" >&2; exit 1; }
     delay[$name]+="$(((t1 - at) / 1000000)) "
+    # The pair's ratio: this round's one-thread delay over its all-cores delay.
+    case $name in
+      exit_untraced|*_1) ;;
+      *) one=$(awk '{print $NF}' <<<"${delay[exit_${f}_1]}"); all=$(((t1 - at) / 1000000))
+         ratios[$name]+="$(awk -v a="$one" -v b="$all" 'BEGIN {printf "%.2f", b > 0 ? a / b : 0}') " ;;
+    esac
   done
 done
 if [ "$EXIT_N" -gt 0 ]; then
-  records=$(( $(grep -c '"cat":"kernel"' "$out/exit_json.json") + $(grep -c '"cat":"cuda_runtime"' "$out/exit_json.json") ))
-  printf '\n%-20s %16s %12s %16s\n' "exit ($EXIT_N launches)" "delay ms (med)" records "s per M records"
+  # Records: from a JSON of the loop when one was written, else from the native trace's size.
+  j=$(ls "$out"/exit_json.json "$out"/exit_json_1.json 2>/dev/null | head -1)
+  if [ -n "$j" ]; then
+    records=$(( $(grep -c '"cat":"kernel"' "$j") + $(grep -c '"cat":"cuda_runtime"' "$j") ))
+  else
+    records=$((2 * EXIT_N))
+  fi
+  printf '\n%-20s %16s %12s %16s %16s\n' "exit ($EXIT_N launches)" "delay ms (med)" records "s per M records" \
+    "paired 1/all"
   for name in "${exit_rows[@]}"; do
     d=$(median <<<"${delay[$name]}")
     n=$records; [ "$name" = exit_untraced ] && n=0
-    per=$(awk -v d="$d" -v n="$n" 'BEGIN {if (n > 0) printf "%.3f", d / 1000 / (n / 1e6); else print "-"}')
-    printf '%-20s %16s %12s %16s\n' "$name" "$d" "$n" "$per"
+    # Less the untraced run's delay: what writing the trace adds.
+    u=$(median <<<"${delay[exit_untraced]}")
+    per=$(awk -v d="$d" -v u="$u" -v n="$n" 'BEGIN {if (n > 0) printf "%.3f", (d - u) / 1000 / (n / 1e6); else print "-"}')
+    r=-; [ -n "${ratios[$name]-}" ] && r=$(median <<<"${ratios[$name]}")
+    printf '%-20s %16s %12s %16s %16s\n' "$name" "$d" "$n" "$per" "$r"
   done
   echo "exit delay samples (ms):"
   for name in "${exit_rows[@]}"; do echo "  $name: ${delay[$name]}"; done
