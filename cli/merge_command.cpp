@@ -11,7 +11,7 @@
 #include "core/writer_threads.h"
 #include "exporters/merge.h"
 #include "exporters/native/native.h"
-#include "exporters/ordered_work.h"
+#include "core/ordered_work.h"
 
 namespace cuptitrace::cli {
 

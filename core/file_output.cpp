@@ -1,7 +1,7 @@
 #include "core/file_output.h"
 
 #include "core/writer_threads.h"
-#include "exporters/ordered_work.h"
+#include "core/ordered_work.h"
 
 #include <fcntl.h>
 #include <stdio.h>

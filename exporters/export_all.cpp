@@ -17,7 +17,7 @@
 #include "exporters/gzip_stream.h"
 #include "exporters/html/html_report.h"
 #include "exporters/native/native.h"
-#include "exporters/ordered_work.h"
+#include "core/ordered_work.h"
 #include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/split_output.h"
 #include "exporters/sqlite/sqlite.h"

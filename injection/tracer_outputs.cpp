@@ -12,7 +12,7 @@
 #include "core/output_name.h"
 #include "core/writer_threads.h"
 #include "exporters/export_all.h"
-#include "exporters/ordered_work.h"
+#include "core/ordered_work.h"
 #include "injection/tracer.h"
 #include "reports/reports.h"
 

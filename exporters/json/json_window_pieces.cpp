@@ -7,7 +7,7 @@
 #include "exporters/json/json_args.h"
 #include "exporters/json/json_slices.h"
 #include "exporters/json/json_strings.h"
-#include "exporters/ordered_work.h"
+#include "core/ordered_work.h"
 
 namespace cuptitrace {
 namespace {

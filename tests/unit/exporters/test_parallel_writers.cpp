@@ -25,7 +25,7 @@
 #include "exporters/export_all.h"
 #include "exporters/json/chrome_json.h"
 #include "exporters/json/json_window_pieces.h"
-#include "exporters/ordered_work.h"
+#include "core/ordered_work.h"
 #include "temp_dir.h"
 #include "trace_fixture.h"
 
