@@ -1,5 +1,5 @@
 // What a traced program's exit waits for, per output format: the trace
-// written into files as at exit (exportAll: a temporary file, fsync, rename),
+// written into files as at exit (exportAll: an unnamed file, named when whole),
 // with CUPTITRACE_WRITER_THREADS=1 and with every usable core, the two runs
 // of each round back to back so that the ratio is paired. Prints seconds per
 // million records for each, and their ratio; the files are removed after.

@@ -7,6 +7,7 @@
 #include "core/config_python.h"
 #include "core/gpu_metrics.h"
 #include "core/kernel_filter.h"
+#include "core/file_output.h"
 #include "core/output_name.h"
 #include "core/parse.h"
 #include "core/writer_threads.h"
@@ -272,6 +273,8 @@ bool applySplit(std::string_view value, Config& c) {
 // command sets it from its flags); here only checked, so that a bad value
 // is named at start-up.
 bool applyWriterThreads(std::string_view value, Config&) { return parseWriterThreads(value).has_value(); }
+// Read where the files are written (core/file_output.h); checked here.
+bool applySync(std::string_view value, Config&) { return parseBool(value).has_value(); }
 
 // As set (and accepted), else auto.
 std::string writerThreadsText() {
@@ -464,6 +467,11 @@ const std::vector<ConfigVar>& configTable() {
        "each JSON window in pieces, a thread for the write calls; 1 writes on one thread. The files are the "
        "same whatever the number.",
        applyWriterThreads},
+      {"CUPTITRACE_SYNC", "bool", "0", "1, true, yes, on, 0, false, no, off",
+       "1: each output file reaches the disk (fsync) before it gets its name, so it survives a power loss "
+       "right after the program ends; the exit then waits for the disk. 0: the files are complete in the "
+       "page cache when named and the kernel writes them out in the background.",
+       applySync},
   };
   return table;
 }
@@ -544,6 +552,7 @@ std::vector<std::pair<std::string, std::string>> describeConfig(const Config& c)
       {"CUPTITRACE_GPU_METRICS_RATE", gpuMetricsRateText(c.gpuMetricsIntervalNs)},
       {"CUPTITRACE_GPU_METRICS_LIST", gpuMetricListText(c.gpuMetrics)},
       {"CUPTITRACE_WRITER_THREADS", writerThreadsText()},
+      {"CUPTITRACE_SYNC", syncOutputs() ? "1" : "0"},
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/writer_threads.h"
 #include "core/ordered_work.h"
+#include "core/parse.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <streambuf>
 #include <system_error>
 #include <thread>
@@ -190,6 +192,13 @@ int linkUnnamed(int fd, const std::string& path, bool overwrite) {
 
 }  // namespace
 
+bool syncOutputs() {
+  const char* value = std::getenv("CUPTITRACE_SYNC");
+  if (value == nullptr) return false;
+  const std::optional<bool> on = parseBool(value);
+  return on.value_or(false);
+}
+
 std::string writeFileSafely(const std::string& path, const std::function<void(std::ostream&)>& write,
                             bool overwrite) {
   struct stat existing {};
@@ -219,7 +228,7 @@ std::string writeFileSafely(const std::string& path, const std::function<void(st
     // A stream layered on `out` (gzip) that failed marks `out` failed too.
     if (error == 0 && !out) error = EIO;
   }
-  if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) error = errno;
+  if (error == 0 && syncOutputs() && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) error = errno;
   int moved = 0;
   if (error == 0 && tmpPath.empty()) moved = linkUnnamed(fd, path, overwrite);
   if (::close(fd) != 0 && error == 0) error = errno;
@@ -253,7 +262,7 @@ std::string writeFileSafelyAt(const std::string& path,
   ::fchmod(fd, 0644);
   ::close(fd);
   std::string error = write(tmpPath);
-  if (error.empty()) {
+  if (error.empty() && syncOutputs()) {
     // The writer closed the file; its data reach the disk before the name does.
     const int rfd = ::open(tmpPath.c_str(), O_RDONLY | O_CLOEXEC);
     if (rfd < 0 || (::fsync(rfd) != 0 && errno != EINVAL && errno != EROFS))

@@ -2,6 +2,12 @@
 // through a symlink someone planted), checked for write errors (a full disk,
 // a file size limit), then renamed into place — without replacing an existing
 // file unless asked. A file that exists under its final name is complete.
+//
+// The bytes are in the page cache when the name appears: every process sees
+// the whole file, and the kernel writes it to the disk in the background, so
+// a program's exit never waits for the disk. Only a machine that loses power
+// in the seconds after can lose it; CUPTITRACE_SYNC=1 makes every file reach
+// the disk (fsync) before its name does.
 #pragma once
 
 #include <functional>
@@ -9,6 +15,9 @@
 #include <string>
 
 namespace cuptitrace {
+
+// Whether files reach the disk before their names (CUPTITRACE_SYNC=1).
+bool syncOutputs();
 
 // Writes `path` with `write`. Returns "" on success, else one line saying what
 // went wrong and naming the path; nothing is left behind on failure.

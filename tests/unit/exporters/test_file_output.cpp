@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -143,4 +144,40 @@ TEST_CASE("file output: overwrite replaces an existing file through an unnamed o
   CHECK(writeFileSafely(target.string(), writes("new"), true).empty());
   CHECK(slurp(target) == "new");
   CHECK(entries(dir.path()) == 1);
+}
+
+TEST_CASE("file output: CUPTITRACE_SYNC says whether a file reaches the disk before its name", "[export]") {
+  const char* before = std::getenv("CUPTITRACE_SYNC");
+  const std::string saved = before != nullptr ? before : "";
+  ::unsetenv("CUPTITRACE_SYNC");
+  CHECK_FALSE(syncOutputs());  // the default: the exit does not wait for the disk
+  for (const char* on : {"1", "yes", "true"}) {
+    ::setenv("CUPTITRACE_SYNC", on, 1);
+    CHECK(syncOutputs());
+  }
+  for (const char* off : {"0", "off", "sometimes"}) {
+    ::setenv("CUPTITRACE_SYNC", off, 1);
+    CHECK_FALSE(syncOutputs());
+  }
+  // Either way the file is whole under its name, by both ways of writing it.
+  const std::string text(3 << 20, 's');
+  for (const char* sync : {"0", "1"}) {
+    ::setenv("CUPTITRACE_SYNC", sync, 1);
+    TempDir dir;
+    const fs::path streamed = dir.path() / "a.json";
+    const fs::path named = dir.path() / "b.sqlite";
+    CHECK(writeFileSafely(streamed.string(), writes(text), false).empty());
+    CHECK(writeFileSafelyAt(named.string(),
+                            [&](const std::string& tmp) {
+                              std::ofstream(tmp, std::ios::binary) << text;
+                              return std::string();
+                            },
+                            false)
+              .empty());
+    CHECK(slurp(streamed) == text);
+    CHECK(slurp(named) == text);
+    CHECK(entries(dir.path()) == 2);
+  }
+  if (before != nullptr) ::setenv("CUPTITRACE_SYNC", saved.c_str(), 1);
+  else ::unsetenv("CUPTITRACE_SYNC");
 }
