@@ -56,7 +56,7 @@ const ReportTable& table(const std::vector<ReportTable>& tables, const std::stri
 
 }  // namespace
 
-TEST_CASE("ranks: the rank survives the native format; older files read as no rank",
+TEST_CASE("ranks: the rank survives the native format, and older files read as no rank",
           "[ranks][native]") {
   Trace t;
   fillRank(t, 3, 4, {{1}, {1}, {1}, {100 * us}}, 77);
@@ -76,8 +76,9 @@ TEST_CASE("ranks: the rank survives the native format; older files read as no ra
     CHECK(back.meta.rankSource == "OMPI_COMM_WORLD_RANK");
   }
   // The file as written before the rank was saved: the METADATA section
-  // without its last field (8 + 8 + 4 + 4 + the source's bytes).
-  const uint64_t rankBytes = 8 + 8 + 4 + 4 + t.meta.rankSource.size();
+  // without the rank (8 + 8 + 4 + 4 + the source's bytes) and the fields
+  // added after it (the devices' occupancy limits: a count, 8 values each).
+  const uint64_t rankBytes = 8 + 8 + 4 + 4 + t.meta.rankSource.size() + 4 + 8 * 4 * t.devices.size();
   size_t pos = 12;  // magic and version
   for (;;) {
     uint32_t tag = 0;
