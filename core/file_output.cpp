@@ -1,7 +1,7 @@
 #include "core/file_output.h"
 
 #include "core/writer_threads.h"
-#include "core/ordered_work.h"
+#include "core/fd_stream.h"
 #include "core/parse.h"
 
 #include <fcntl.h>
@@ -9,140 +9,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <optional>
-#include <streambuf>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 namespace cuptitrace {
 namespace {
 
-// An output stream buffer over a file descriptor that remembers the first
-// write error instead of dropping bytes silently. With `background`, the
-// write calls run on a thread of their own: a full buffer is handed to it and
-// the encoder goes on filling the other one, so the copying into the page
-// cache (and waiting on a slow disk) overlaps the encoding.
-class FdBuf : public std::streambuf {
- public:
-  FdBuf(int fd, bool background) : fd_(fd), buffer_(kBufferBytes) {
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    if (background) {
-      spare_.resize(kBufferBytes);
-      try {
-        writer_ = std::thread([this] { writeLoop(); });
-      } catch (const std::system_error&) {  // no thread to be had: the writes made here
-      }
-    }
-  }
-  ~FdBuf() override {
-    sync();
-    if (writer_.joinable()) {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stop_ = true;
-      }
-      changed_.notify_all();
-      writer_.join();
-    }
-  }
-  int error() {
-    if (writer_.joinable()) waitIdle();
-    return error_;
-  }
-
- protected:
-  int_type overflow(int_type ch) override {
-    if (handOver() != 0) return traits_type::eof();
-    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
-      *pptr() = traits_type::to_char_type(ch);
-      pbump(1);
-    }
-    return traits_type::not_eof(ch);
-  }
-  // Everything written so far is in the file (or failed) on return.
-  int sync() override {
-    const int handed = handOver();
-    if (writer_.joinable()) waitIdle();
-    return handed != 0 || error_ != 0 ? -1 : 0;
-  }
-
- private:
-  static constexpr size_t kBufferBytes = size_t{1} << 20;
-
-  // The bytes gathered go to the file: written here, or handed to the
-  // writer thread (after the one before it is written) for an empty buffer.
-  int handOver() {
-    if (!writer_.joinable()) {
-      const int result = writeAll(pbase(), static_cast<size_t>(pptr() - pbase()));
-      setp(buffer_.data(), buffer_.data() + buffer_.size());
-      return result;
-    }
-    const size_t n = static_cast<size_t>(pptr() - pbase());
-    waitIdle();  // then error_ is the writer's last word
-    const int failed = error_;
-    if (n == 0 || failed != 0) {
-      setp(buffer_.data(), buffer_.data() + buffer_.size());
-      return failed != 0 ? -1 : 0;
-    }
-    std::swap(buffer_, spare_);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pending_ = n;
-    }
-    changed_.notify_all();
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    return 0;
-  }
-  void waitIdle() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return pending_ == 0; });
-  }
-  void writeLoop() {
-    const OwnThread own("trace writer");
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      changed_.wait(lock, [&] { return pending_ != 0 || stop_; });
-      if (pending_ == 0) return;
-      const size_t n = pending_;
-      lock.unlock();
-      writeAll(spare_.data(), n);
-      lock.lock();
-      pending_ = 0;
-      changed_.notify_all();
-    }
-  }
-  // 0, or -1 with the first error kept (later bytes are dropped: the file fails).
-  int writeAll(const char* p, size_t n) {
-    if (error_ != 0) return -1;
-    const char* end = p + n;
-    while (p < end) {
-      const ssize_t w = ::write(fd_, p, static_cast<size_t>(end - p));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        error_ = w < 0 ? errno : ENOSPC;
-        return -1;
-      }
-      p += w;
-    }
-    return 0;
-  }
-
-  int fd_;
-  std::vector<char> buffer_;  // being filled
-  std::vector<char> spare_;   // being written by the writer thread
-  int error_ = 0;             // set by whichever thread writes, read after waitIdle()
-  std::thread writer_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  size_t pending_ = 0;  // bytes of spare_ to write
-  bool stop_ = false;
-};
+// Threads for the write calls of one file: none with one writer thread,
+// else a quarter of the writer threads (several files are written at once),
+// one at least and four at most (a few copy into the page cache as fast as
+// memory takes it).
+unsigned writeThreadsPerFile() {
+  const uint32_t threads = writerThreads();
+  if (threads <= 1) return 0;
+  return std::min<uint32_t>(4, std::max<uint32_t>(1, threads / 4));
+}
 
 // Moves `from` to `to`; without `overwrite`, fails with EEXIST when `to` exists.
 int moveIntoPlace(const std::string& from, const std::string& to, bool overwrite) {
@@ -220,7 +105,7 @@ std::string writeFileSafely(const std::string& path, const std::function<void(st
 
   int error = 0;
   {
-    FdBuf buf(fd, writerThreads() > 1);
+    FdStreamBuf buf(fd, writeThreadsPerFile());
     std::ostream out(&buf);
     write(out);
     out.flush();
