@@ -18,8 +18,15 @@ inline constexpr uint32_t kMaxWriterThreads = 256;
 std::optional<uint32_t> parseWriterThreads(std::string_view text);
 
 // The cores this process may run on: the CPUs of its affinity mask, at most
-// its cgroup v2 CPU quota (cpu.max, rounded up); at least 1.
+// its cgroup's CPU quota (v2 cpu.max or v1 cpu.cfs_quota_us, in its own
+// cgroup or one above it, rounded up); at least 1.
 uint32_t usableCores();
+
+// A quota in whole cores, rounded up (0: none), from cgroup v2's cpu.max
+// ("150000 100000" is 2, "max 100000" none) and from v1's cpu.cfs_quota_us and
+// cpu.cfs_period_us ("-1" none).
+uint32_t cgroupV2QuotaCores(std::string_view cpuMax);
+uint32_t cgroupV1QuotaCores(std::string_view quotaUs, std::string_view periodUs);
 
 // The writer threads to use: CUPTITRACE_WRITER_THREADS when set and valid
 // (read each call: the command sets it from its flags), else usableCores().
