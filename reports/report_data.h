@@ -116,7 +116,7 @@ class ReportData {
   const Untimed& osrtUntimed();                 // osrt calls share RecordKind::Api
   uint64_t nvtxMarks();                         // instants, not ranges
   const std::vector<std::string>& openRangeExamples();
-  const std::vector<DeviceBusy>& devices();
+  const std::vector<DeviceBusy>& devices();     // and deviceSummaries(): one sweep
   const Timeline& timeline();
   // Time of each category in each window (the breakdown), in one sweep over
   // the kernels, copies, sets, API calls and synchronization records.
@@ -126,7 +126,8 @@ class ReportData {
   // there is one, after the steps'.
   const Steps& steps();
   const std::vector<CategoryTimes>& stepSplits();
-  // Per device over the steps (report_gpu_kernels.cpp), made once.
+  // Per device over the steps (gpu_summary.h): made in the same sweep as
+  // devices(), with the steps found first.
   const std::vector<DeviceSummary>& deviceSummaries();
 
  private:

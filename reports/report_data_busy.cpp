@@ -4,6 +4,7 @@
 
 #include "core/nccl_kernel.h"
 #include "reports/busy_sweep.h"
+#include "reports/kernel_traits.h"
 #include "timeline/torch_ops.h"
 #include "timeline/slice_windows.h"
 
@@ -19,9 +20,10 @@ bool isSyncCall(std::string_view name) {
   return name.find("Synchronize") != std::string_view::npos;
 }
 
-// Visits the timed kernels, copies and sets (f(start, end, device, kind))
-// that start in a window, and with them (when `withCalls`) the API calls and
-// synchronization records, as kinds of the breakdown (Category).
+// Visits the timed kernels, copies and sets (f(start, end, device, kind,
+// kernel), the kernel's record or null) that start in a window, and with
+// them (when `withCalls`) the API calls and synchronization records, as
+// kinds of the breakdown (Category).
 class TimedWork {
  public:
   TimedWork(const Trace& trace, bool withCalls) : trace_(trace), withCalls_(withCalls) {}
@@ -29,10 +31,12 @@ class TimedWork {
   // The windows: at most `maxRecords` records start in each.
   std::vector<uint64_t> windows(size_t maxRecords) {
     WindowPlanner planner(maxRecords);
-    visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category) { planner.first(start); });
+    visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category, const KernelRecord*) { planner.first(start); });
     planned_ = true;
     if (planner.needsSecondPass())
-      visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category) { planner.second(start); });
+      visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category, const KernelRecord*) {
+        planner.second(start);
+      });
     return planner.bounds();
   }
 
@@ -41,12 +45,13 @@ class TimedWork {
     const TraceStore& store = trace_.store;
     forEachStartIn(store.records<KernelRecord>(), starts_[0], planned_, from, to, hasTime,
                    [&](const KernelRecord& r, size_t) {
-                     f(r.start, r.end, r.deviceId, withCalls_ && isNccl(r.name) ? Category::Communication : Category::Kernel);
+                     f(r.start, r.end, r.deviceId,
+                       withCalls_ && isNccl(r.name) ? Category::Communication : Category::Kernel, &r);
                    });
     forEachStartIn(store.records<MemcpyRecord>(), starts_[1], planned_, from, to, hasTime,
-                   [&](const MemcpyRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memcpy); });
+                   [&](const MemcpyRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memcpy, nullptr); });
     forEachStartIn(store.records<MemsetRecord>(), starts_[2], planned_, from, to, hasTime,
-                   [&](const MemsetRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memset); });
+                   [&](const MemsetRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memset, nullptr); });
     if (!withCalls_) return;
     // API calls: those that wait for the GPU are Sync, the rest Runtime API.
     forEachStartIn(store.records<ApiRecord>(), starts_[3], planned_, from, to, hasTime,
@@ -54,17 +59,17 @@ class TimedWork {
                      if (a.name >= syncName_.size()) syncName_.resize(a.name + 1, -1);
                      int8_t& isSync = syncName_[a.name];
                      if (isSync < 0) isSync = isSyncCall(trace_.strings.get(a.name)) ? 1 : 0;
-                     f(a.start, a.end, 0, isSync ? Category::Sync : Category::RuntimeApi);
+                     f(a.start, a.end, 0, isSync ? Category::Sync : Category::RuntimeApi, nullptr);
                    });
     forEachStartIn(store.records<SyncRecord>(), starts_[4], planned_, from, to, hasTime,
-                   [&](const SyncRecord& r, size_t) { f(r.start, r.end, 0, Category::Sync); });
+                   [&](const SyncRecord& r, size_t) { f(r.start, r.end, 0, Category::Sync, nullptr); });
     // PyTorch's operators: the data loader's, and the rest as CPU Exec.
     forEachStartIn(store.records<NvtxRecord>(), starts_[5], planned_, from, to, hasTime,
                    [&](const NvtxRecord& n, size_t) {
                      const RangeRole role = torch_.role(n);
-                     if (role == RangeRole::DataLoader) f(n.start, n.end, 0, Category::DataLoader);
+                     if (role == RangeRole::DataLoader) f(n.start, n.end, 0, Category::DataLoader, nullptr);
                      else if (role == RangeRole::Operator || role == RangeRole::Optimizer)
-                       f(n.start, n.end, 0, Category::CpuExec);
+                       f(n.start, n.end, 0, Category::CpuExec, nullptr);
                    });
   }
 
@@ -92,14 +97,39 @@ void sortByStart(std::vector<Interval>& v) {
   if (!std::is_sorted(v.begin(), v.end(), byStart)) std::sort(v.begin(), v.end(), byStart);
 }
 
+// A kernel of the GPU summary's span, cut to it, with its SM-efficiency units.
+struct SpanKernel {
+  uint64_t start, end, units;
+};
+
 }  // namespace
 
+// One sweep of each device's kernels, copies and sets in start order, a
+// window of start times at a time: the busy times and gaps (devices()) and
+// the GPU summary over the steps' span (deviceSummaries()).
 void ReportData::ensureDevices() {
   if (devices_) return;
+  // The summary's span: the steps', else all time.
+  uint64_t from = 0, to = UINT64_MAX;
+  const Steps& found = steps();
+  const bool overSteps = !found.steps.empty();
+  if (overSteps) {
+    from = found.steps.front().start;
+    to = 0;
+    for (const Step& st : found.steps) to = std::max(to, st.end);
+  }
   struct Slot {
     DeviceBusy d;
     UnionMeter kernels, all;
     std::array<std::vector<Interval>, 3> window;  // kernels, copies, sets starting in the window
+    // The GPU summary.
+    const DeviceInfo* info = nullptr;
+    DeviceSummary s;
+    uint64_t first = UINT64_MAX, last = 0;
+    double occWeighted = 0, occTime = 0;
+    UnionMeter spanBusy;
+    CappedLevelSweep sm{1};
+    std::vector<SpanKernel> spanWindow;  // the span's kernels starting in the window
   };
   std::vector<Slot> slots;
   size_t last = 0;
@@ -108,27 +138,60 @@ void ReportData::ensureDevices() {
     for (last = 0; last < slots.size(); ++last)
       if (slots[last].d.deviceId == deviceId) return slots[last];
     slots.emplace_back();
-    slots.back().d.deviceId = deviceId;
-    slots.back().d.firstStart = slots.back().d.kernelFirstStart = UINT64_MAX;
-    return slots[last];
+    Slot& s = slots.back();
+    s.d.deviceId = deviceId;
+    s.d.firstStart = s.d.kernelFirstStart = UINT64_MAX;
+    s.info = trace_.findDevice(deviceId);
+    s.sm = CappedLevelSweep(s.info != nullptr ? s.info->multiprocessors : 1);
+    return s;
+  };
+  std::vector<int8_t> tensor;  // by kernel name: 1 on Tensor Cores, 0 not, -1 not known yet
+  OccupancyCache occupancy;
+  // The order-free parts of the summary; the span's interval for the sweep.
+  auto summarize = [&](Slot& s, const KernelRecord& k) {
+    if (k.end <= from || k.start >= to) return;
+    const uint64_t start = std::max(k.start, from), end = std::min(k.end, to);
+    const uint64_t dur = end - start;
+    ++s.s.kernels;
+    s.s.kernelTime += dur;
+    s.first = std::min(s.first, start);
+    s.last = std::max(s.last, end);
+    if (k.name >= tensor.size()) tensor.resize(std::max<size_t>(k.name + 1, trace_.strings.size()), -1);
+    if (tensor[k.name] < 0) tensor[k.name] = usesTensorCores(kernelName(k.name)) ? 1 : 0;
+    if (tensor[k.name] == 1) s.s.tensorTime += dur;
+    uint64_t units = 0;
+    if (s.info != nullptr) {
+      const KernelOccupancy& o = occupancy.get(k, *s.info);
+      if (o.known) {
+        s.s.occupancyKnown = true;
+        // min(grid blocks, SMs): the kernel's SM efficiency times the SMs.
+        const uint64_t sms = s.info->multiprocessors;
+        units = o.gridBlocksPerSm >= 1.0 ? sms : static_cast<uint64_t>(k.gridX) * k.gridY * k.gridZ;
+        s.occWeighted += o.achieved * static_cast<double>(dur);
+        s.occTime += static_cast<double>(dur);
+      }
+    }
+    s.spanWindow.push_back({start, end, units});
   };
   TimedWork gpu(trace_, false);
   const std::vector<uint64_t> windows = gpu.windows(options_.windowRecords);
   for (size_t w = 0; w + 1 < windows.size(); ++w) {
-    gpu.visit(windows[w], windows[w + 1], [&](uint64_t start, uint64_t end, uint32_t device, Category c) {
-      Slot& s = slotFor(device);
-      DeviceBusy& d = s.d;
-      // The first start and last end, zero-length records included.
-      ++d.records;
-      d.firstStart = std::min(d.firstStart, start);
-      d.lastEnd = std::max(d.lastEnd, end);
-      if (c == Category::Kernel) {
-        ++d.kernels;
-        d.kernelFirstStart = std::min(d.kernelFirstStart, start);
-        d.kernelLastEnd = std::max(d.kernelLastEnd, end);
-      }
-      s.window[static_cast<size_t>(c)].push_back({start, end});
-    });
+    gpu.visit(windows[w], windows[w + 1],
+              [&](uint64_t start, uint64_t end, uint32_t device, Category c, const KernelRecord* k) {
+                Slot& s = slotFor(device);
+                DeviceBusy& d = s.d;
+                // The first start and last end, zero-length records included.
+                ++d.records;
+                d.firstStart = std::min(d.firstStart, start);
+                d.lastEnd = std::max(d.lastEnd, end);
+                if (c == Category::Kernel) {
+                  ++d.kernels;
+                  d.kernelFirstStart = std::min(d.kernelFirstStart, start);
+                  d.kernelLastEnd = std::max(d.kernelLastEnd, end);
+                  summarize(s, *k);
+                }
+                s.window[static_cast<size_t>(c)].push_back({start, end});
+              });
     for (Slot& s : slots) {
       for (auto& v : s.window) sortByStart(v);
       for (const Interval& i : s.window[0]) s.kernels.add(i.start, i.end);
@@ -145,10 +208,19 @@ void ReportData::ensureDevices() {
         s.all.add(i.start, i.end);
       }
       for (auto& v : s.window) v.clear();
+      const auto byStart = [](const SpanKernel& a, const SpanKernel& b) { return a.start < b.start; };
+      if (!std::is_sorted(s.spanWindow.begin(), s.spanWindow.end(), byStart))
+        std::sort(s.spanWindow.begin(), s.spanWindow.end(), byStart);
+      for (const SpanKernel& k : s.spanWindow) {
+        s.spanBusy.add(k.start, k.end);
+        s.sm.add(k.start, k.end, k.units);
+      }
+      s.spanWindow.clear();
     }
   }
   std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.d.deviceId < b.d.deviceId; });
   std::vector<DeviceBusy> devices;
+  std::vector<DeviceSummary> summaries;
   for (Slot& s : slots) {
     DeviceBusy& d = s.d;
     if (d.kernels == 0) d.kernelFirstStart = 0;
@@ -157,8 +229,19 @@ void ReportData::ensureDevices() {
     d.gpuBusy = s.all.covered();
     d.gaps = s.all.gaps();
     devices.push_back(d);
+    if (s.s.kernels == 0) continue;  // none in the span
+    DeviceSummary sum = s.s;
+    sum.deviceId = d.deviceId;
+    sum.overSteps = overSteps;
+    sum.span = overSteps ? to - from : s.last - s.first;
+    sum.busy = s.spanBusy.covered();
+    if (sum.span && s.info != nullptr && s.info->multiprocessors != 0)
+      sum.smEfficiency = static_cast<double>(s.sm.total()) / s.info->multiprocessors / static_cast<double>(sum.span);
+    if (s.occTime > 0) sum.achievedOccupancy = s.occWeighted / s.occTime;
+    summaries.push_back(sum);
   }
   devices_ = std::move(devices);
+  deviceSummaries_ = std::move(summaries);
 }
 
 const std::vector<DeviceBusy>& ReportData::devices() {
@@ -205,7 +288,7 @@ const std::vector<CategoryTimes>& ReportData::stepSplits() {
 }
 
 const std::vector<DeviceSummary>& ReportData::deviceSummaries() {
-  if (!deviceSummaries_) deviceSummaries_ = summarizeDevices(*this);
+  ensureDevices();
   return *deviceSummaries_;
 }
 
@@ -218,7 +301,7 @@ std::vector<CategoryTimes> ReportData::splitTime(const std::vector<Interval>& wi
   std::array<std::vector<Interval>, kCategories> window;  // starting in the window
   uint64_t swept = 0;
   for (size_t b = 0; b + 1 < bounds.size(); ++b) {
-    all.visit(bounds[b], bounds[b + 1], [&](uint64_t start, uint64_t end, uint32_t, Category c) {
+    all.visit(bounds[b], bounds[b + 1], [&](uint64_t start, uint64_t end, uint32_t, Category c, const KernelRecord*) {
       if (end > start) window[static_cast<size_t>(c)].push_back({start, end});
     });
     for (size_t c = 0; c < kCategories; ++c) {
