@@ -18,6 +18,7 @@
 #include "reports/reports.h"
 #include "reports/gpu_summary.h"
 #include "reports/stats.h"
+#include "timeline/slice_windows.h"
 #include "timeline/steps.h"
 
 namespace cuptitrace::reports {
@@ -96,6 +97,16 @@ std::vector<CategoryTimes> splitByCategory(
     const std::array<std::vector<Interval>, kCategories>& busy,
     const std::vector<Interval>& windows, uint64_t from, uint64_t to);
 
+// Where the sweeps over the records (ReportData's busy times and splits)
+// read: the bounds of windows of start times, each starting at most
+// windowRecords timed records, and each chunk's starts per kind swept, so a
+// window's pass skips the chunks with none. Made once, for every sweep.
+struct SweepPlan {
+  std::vector<uint64_t> bounds;
+  bool planned = false;   // the chunks' starts are noted (else every chunk is read)
+  ChunkStarts starts[6];  // kernels, copies, sets, API calls, synchronizations, NVTX
+};
+
 class ReportData {
  public:
   ReportData(const Trace& trace, const ReportOptions& options) : trace_(trace), options_(options) {}
@@ -132,6 +143,7 @@ class ReportData {
 
  private:
   void ensureDevices();
+  SweepPlan& sweepPlan();
   // Per-name groups of the API records of one side: CUDA calls or C library calls.
   std::vector<Group> callGroups(bool osrt, Untimed& untimed);
 
@@ -149,6 +161,7 @@ class ReportData {
   std::vector<std::string> openExamples_;
   std::optional<std::vector<DeviceBusy>> devices_;
   std::optional<Timeline> timeline_;
+  std::optional<SweepPlan> plan_;
   std::optional<Steps> steps_;
   std::optional<std::vector<CategoryTimes>> stepSplits_;
   std::optional<std::vector<DeviceSummary>> deviceSummaries_;

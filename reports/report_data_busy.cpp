@@ -21,50 +21,39 @@ bool isSyncCall(std::string_view name) {
 }
 
 // Visits the timed kernels, copies and sets (f(start, end, device, kind,
-// kernel), the kernel's record or null) that start in a window, and with
-// them (when `withCalls`) the API calls and synchronization records, as
-// kinds of the breakdown (Category).
+// kernel), the kernel's record or null) that start in a window of the plan,
+// and with them (when `withCalls`) the API calls and synchronization
+// records, as kinds of the breakdown (Category).
 class TimedWork {
  public:
-  TimedWork(const Trace& trace, bool withCalls) : trace_(trace), withCalls_(withCalls) {}
-
-  // The windows: at most `maxRecords` records start in each.
-  std::vector<uint64_t> windows(size_t maxRecords) {
-    WindowPlanner planner(maxRecords);
-    visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category, const KernelRecord*) { planner.first(start); });
-    planned_ = true;
-    if (planner.needsSecondPass())
-      visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category, const KernelRecord*) {
-        planner.second(start);
-      });
-    return planner.bounds();
-  }
+  TimedWork(const Trace& trace, SweepPlan& plan, bool withCalls)
+      : trace_(trace), plan_(plan), withCalls_(withCalls) {}
 
   template <typename F>
   void visit(uint64_t from, uint64_t to, F&& f) {
     const TraceStore& store = trace_.store;
-    forEachStartIn(store.records<KernelRecord>(), starts_[0], planned_, from, to, hasTime,
+    forEachStartIn(store.records<KernelRecord>(), plan_.starts[0], plan_.planned, from, to, hasTime,
                    [&](const KernelRecord& r, size_t) {
                      f(r.start, r.end, r.deviceId,
                        withCalls_ && isNccl(r.name) ? Category::Communication : Category::Kernel, &r);
                    });
-    forEachStartIn(store.records<MemcpyRecord>(), starts_[1], planned_, from, to, hasTime,
+    forEachStartIn(store.records<MemcpyRecord>(), plan_.starts[1], plan_.planned, from, to, hasTime,
                    [&](const MemcpyRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memcpy, nullptr); });
-    forEachStartIn(store.records<MemsetRecord>(), starts_[2], planned_, from, to, hasTime,
+    forEachStartIn(store.records<MemsetRecord>(), plan_.starts[2], plan_.planned, from, to, hasTime,
                    [&](const MemsetRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memset, nullptr); });
     if (!withCalls_) return;
     // API calls: those that wait for the GPU are Sync, the rest Runtime API.
-    forEachStartIn(store.records<ApiRecord>(), starts_[3], planned_, from, to, hasTime,
+    forEachStartIn(store.records<ApiRecord>(), plan_.starts[3], plan_.planned, from, to, hasTime,
                    [&](const ApiRecord& a, size_t) {
                      if (a.name >= syncName_.size()) syncName_.resize(a.name + 1, -1);
                      int8_t& isSync = syncName_[a.name];
                      if (isSync < 0) isSync = isSyncCall(trace_.strings.get(a.name)) ? 1 : 0;
                      f(a.start, a.end, 0, isSync ? Category::Sync : Category::RuntimeApi, nullptr);
                    });
-    forEachStartIn(store.records<SyncRecord>(), starts_[4], planned_, from, to, hasTime,
+    forEachStartIn(store.records<SyncRecord>(), plan_.starts[4], plan_.planned, from, to, hasTime,
                    [&](const SyncRecord& r, size_t) { f(r.start, r.end, 0, Category::Sync, nullptr); });
     // PyTorch's operators: the data loader's, and the rest as CPU Exec.
-    forEachStartIn(store.records<NvtxRecord>(), starts_[5], planned_, from, to, hasTime,
+    forEachStartIn(store.records<NvtxRecord>(), plan_.starts[5], plan_.planned, from, to, hasTime,
                    [&](const NvtxRecord& n, size_t) {
                      const RangeRole role = torch_.role(n);
                      if (role == RangeRole::DataLoader) f(n.start, n.end, 0, Category::DataLoader, nullptr);
@@ -82,9 +71,8 @@ class TimedWork {
   }
 
   const Trace& trace_;
+  SweepPlan& plan_;
   const bool withCalls_;
-  bool planned_ = false;
-  ChunkStarts starts_[6];
   std::vector<int8_t> syncName_;  // by name: 1 a call that waits, 0 not, -1 not known yet
   std::vector<int8_t> ncclName_;  // by kernel name: 1 NCCL's, 0 not, -1 not known yet
   TorchRanges torch_{trace_};
@@ -173,8 +161,8 @@ void ReportData::ensureDevices() {
     }
     s.spanWindow.push_back({start, end, units});
   };
-  TimedWork gpu(trace_, false);
-  const std::vector<uint64_t> windows = gpu.windows(options_.windowRecords);
+  TimedWork gpu(trace_, sweepPlan(), false);
+  const std::vector<uint64_t>& windows = sweepPlan().bounds;
   for (size_t w = 0; w + 1 < windows.size(); ++w) {
     gpu.visit(windows[w], windows[w + 1],
               [&](uint64_t start, uint64_t end, uint32_t device, Category c, const KernelRecord* k) {
@@ -244,6 +232,36 @@ void ReportData::ensureDevices() {
   deviceSummaries_ = std::move(summaries);
 }
 
+// One plan for every sweep: the timeline gives the span of the starts, and
+// one pass over the timed records counts them in a histogram (the windows)
+// and notes each chunk's starts (what a window's pass may skip).
+SweepPlan& ReportData::sweepPlan() {
+  if (plan_) return *plan_;
+  SweepPlan plan;
+  const TraceStore& store = trace_.store;
+  WindowPlanner planner(options_.windowRecords);
+  if (timeline().any) {
+    uint64_t records = 0;
+    for (const RecordKind k : {RecordKind::Kernel, RecordKind::Memcpy, RecordKind::Memset, RecordKind::Api,
+                               RecordKind::Sync, RecordKind::Nvtx})
+      records += store.count(k);
+    planner.assume(timeline().start, timeline().end, records);
+  }
+  if (planner.needsSecondPass()) {
+    const auto note = [&](const auto& r, size_t) { planner.second(r.start); };
+    forEachStartIn(store.records<KernelRecord>(), plan.starts[0], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<MemcpyRecord>(), plan.starts[1], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<MemsetRecord>(), plan.starts[2], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<ApiRecord>(), plan.starts[3], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<SyncRecord>(), plan.starts[4], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<NvtxRecord>(), plan.starts[5], false, 0, UINT64_MAX, hasTime, note);
+    plan.planned = true;
+  }
+  plan.bounds = planner.bounds();
+  plan_ = std::move(plan);
+  return *plan_;
+}
+
 const std::vector<DeviceBusy>& ReportData::devices() {
   ensureDevices();
   return *devices_;
@@ -294,8 +312,8 @@ const std::vector<DeviceSummary>& ReportData::deviceSummaries() {
 
 std::vector<CategoryTimes> ReportData::splitTime(const std::vector<Interval>& windows) {
   std::vector<CategoryTimes> total(windows.size(), CategoryTimes{});
-  TimedWork all(trace_, true);
-  const std::vector<uint64_t> bounds = all.windows(options_.windowRecords);
+  TimedWork all(trace_, sweepPlan(), true);
+  const std::vector<uint64_t>& bounds = sweepPlan().bounds;
   // Per category: its merged intervals not yet swept, the last still growing.
   std::array<std::vector<Interval>, kCategories> merged;
   std::array<std::vector<Interval>, kCategories> window;  // starting in the window
