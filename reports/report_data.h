@@ -17,6 +17,7 @@
 #include "core/trace.h"
 #include "reports/reports.h"
 #include "reports/gpu_summary.h"
+#include "reports/scratch_values.h"
 #include "reports/stats.h"
 #include "timeline/slice_windows.h"
 #include "timeline/steps.h"
@@ -150,6 +151,7 @@ class ReportData {
   const Trace& trace_;
   const ReportOptions& options_;
   DemangleCache demangler_;
+  ScratchValues scratch_;  // a kind's durations, while its groups are made
   std::vector<const std::string*> demangled_;
   std::optional<std::vector<Group>> kernels_, kernelsByConfig_, copies_, memoryOps_, api_, osrt_,
       ranges_;
