@@ -36,17 +36,44 @@ class CappedLevelSweep {
 
   void add(uint64_t start, uint64_t end, uint64_t units) {
     if (end <= start || units == 0) return;
-    advance(start);
-    level_ += units;
-    running_.push({end, units});
+    if (!running_.empty()) advance(start);  // ends what ended by `start`
+    if (!running_.empty()) {
+      level_ += units;
+      running_.push({end, units});
+      return;
+    }
+    // Nothing in the heap. One interval at a time, as kernels on one stream
+    // run, is held alone and needs no heap; a second one running with it
+    // puts both there.
+    if (alone_ && aloneEnd_ > start) {
+      alone_ = false;
+      level_ += aloneUnits_;
+      running_.push({aloneEnd_, aloneUnits_});
+      advance(start);
+      level_ += units;
+      running_.push({end, units});
+      return;
+    }
+    endAlone();
+    alone_ = true;
+    now_ = start;
+    aloneEnd_ = end;
+    aloneUnits_ = units;
   }
   // The integral so far, every interval ended.
   uint64_t total() {
+    endAlone();
     while (!running_.empty()) advance(running_.top().first);
     return total_;
   }
 
  private:
+  void endAlone() {
+    if (!alone_) return;
+    total_ += (aloneUnits_ < cap_ ? aloneUnits_ : cap_) * (aloneEnd_ - now_);
+    now_ = aloneEnd_;
+    alone_ = false;
+  }
   // Moves the sweep to `t`, ending the intervals that end by then.
   void advance(uint64_t t) {
     while (!running_.empty() && running_.top().first <= t) {
@@ -65,6 +92,8 @@ class CappedLevelSweep {
   using End = std::pair<uint64_t, uint64_t>;  // end, units
   uint64_t cap_;
   uint64_t level_ = 0, now_ = 0, total_ = 0;
+  bool alone_ = false;  // one interval runs, from now_, outside the heap (empty; level_ 0)
+  uint64_t aloneEnd_ = 0, aloneUnits_ = 0;
   std::priority_queue<End, std::vector<End>, std::greater<End>> running_;
 };
 

@@ -146,6 +146,11 @@ std::vector<CategoryTimes> splitByCategory(const std::array<std::vector<Interval
   points.erase(std::unique(points.begin(), points.end()), points.end());
   std::vector<std::array<uint64_t, kCategories>> before(points.size());
 
+  // The categories with any busy time, in their order: the others never hold any.
+  std::array<size_t, kCategories> active{};
+  size_t actives = 0;
+  for (size_t c = 0; c < kCategories; ++c)
+    if (!busy[c].empty()) active[actives++] = c;
   std::array<size_t, kCategories> next{};    // per category: the interval at or after the sweep
   std::array<bool, kCategories> inside{};    // per category: the sweep is inside busy[c][next[c]]
   std::array<uint64_t, kCategories> held{};  // per category: time held so far
@@ -156,16 +161,17 @@ std::vector<CategoryTimes> splitByCategory(const std::array<std::vector<Interval
   uint64_t now = 0;
   for (size_t q = 0; q < points.size();) {
     uint64_t t = points[q];
-    for (size_t c = 0; c < kCategories; ++c) t = std::min(t, boundary(c));
-    for (size_t c = 0; c < kCategories; ++c) {
-      if (inside[c]) {
-        held[c] += t - now;
+    for (size_t a = 0; a < actives; ++a) t = std::min(t, boundary(active[a]));
+    for (size_t a = 0; a < actives; ++a) {
+      if (inside[active[a]]) {
+        held[active[a]] += t - now;
         break;
       }
     }
     now = t;
     if (points[q] == t) before[q++] = held;
-    for (size_t c = 0; c < kCategories; ++c) {
+    for (size_t a = 0; a < actives; ++a) {
+      const size_t c = active[a];
       // An interval may end at UINT64_MAX, where the exhausted ones "are": stop there.
       while (next[c] < busy[c].size() && boundary(c) == t) {
         if (inside[c]) ++next[c];

@@ -183,9 +183,13 @@ void ReportData::ensureDevices() {
     for (Slot& s : slots) {
       for (auto& v : s.window) sortByStart(v);
       for (const Interval& i : s.window[0]) s.kernels.add(i.start, i.end);
-      // All GPU work in start order: the three kinds merged as they are read.
+      // All GPU work in start order: the three kinds merged as they are read
+      // (as they are, when only one kind has any).
+      const size_t kinds = !s.window[0].empty() + !s.window[1].empty() + !s.window[2].empty();
+      for (size_t k = 0; k < 3 && kinds == 1; ++k)
+        for (const Interval& i : s.window[k]) s.all.add(i.start, i.end);
       size_t at[3] = {0, 0, 0};
-      for (;;) {
+      while (kinds > 1) {
         size_t pick = 3;
         for (size_t k = 0; k < 3; ++k)
           if (at[k] < s.window[k].size() &&
