@@ -5,6 +5,7 @@
 // shapes, durations of a few microseconds.
 //
 //   export_bench [--pairs N] [--seed S] [--repeat R] [--out DIR]
+//   export_bench [--pairs N] [--seed S] --native PATH
 //
 // Prints, for Chrome JSON, Perfetto protobuf and json.gz (the JSON through
 // zlib, as CUPTITRACE_FORMAT=json.gz writes it), the speed on one core (the
@@ -15,6 +16,8 @@
 // event (one "X" per slice, plus a few metadata events), a Perfetto
 // TrackEvent (a slice is a SLICE_BEGIN and a SLICE_END). With --out, also
 // writes DIR/export_bench.json and DIR/export_bench.pftrace to look at.
+// With --native, writes the trace as a native file and measures nothing: a
+// large saved trace for the commands that read one (cuptitrace stats, report).
 #include <time.h>
 
 #include <chrono>
@@ -31,6 +34,7 @@
 
 #include "core/trace.h"
 #include "exporters/json/chrome_json.h"
+#include "exporters/native/native.h"
 #include "exporters/gzip_stream.h"
 #include "exporters/pftrace/perfetto_proto.h"
 #include "bench/bench_util.h"
@@ -174,7 +178,7 @@ Run measure(int repeat, const std::function<uint64_t(std::ostream&)>& write) {
 int main(int argc, char** argv) {
   uint64_t pairs = 1'000'000, seed = 1;
   int repeat = 3;
-  std::string outDir;
+  std::string outDir, nativePath;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--pairs") == 0)
       pairs = std::strtoull(argv[i + 1], nullptr, 10);
@@ -184,9 +188,22 @@ int main(int argc, char** argv) {
       repeat = std::max(1, std::atoi(argv[i + 1]));
     else if (std::strcmp(argv[i], "--out") == 0)
       outDir = argv[i + 1];
+    else if (std::strcmp(argv[i], "--native") == 0)
+      nativePath = argv[i + 1];
   }
   Trace trace;
   fill(trace, pairs, seed);
+  if (!nativePath.empty()) {
+    std::ofstream out(nativePath, std::ios::binary);
+    writeNative(trace, out);
+    if (!out.flush()) {
+      std::fprintf(stderr, "export_bench: cannot write %s\n", nativePath.c_str());
+      return 1;
+    }
+    std::printf("%llu kernels + %llu cudaLaunchKernel calls written to %s\n", static_cast<unsigned long long>(pairs),
+                static_cast<unsigned long long>(pairs), nativePath.c_str());
+    return 0;
+  }
   const double records = 2.0 * static_cast<double>(pairs);
   std::printf("%llu kernels + %llu cudaLaunchKernel calls (%llu arrows), best of %d runs\n",
               static_cast<unsigned long long>(pairs), static_cast<unsigned long long>(pairs),
