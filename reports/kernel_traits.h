@@ -45,6 +45,35 @@ bool hasOccupancyLimits(const DeviceInfo& d);
 
 KernelOccupancy kernelOccupancy(const KernelRecord& k, const DeviceInfo& d);
 
+// kernelOccupancy of a stream of kernel records, worked out again only when
+// the launch's shape or the device changes: a loop launches the same shape
+// over and over, and the reports ask for every record.
+class OccupancyCache {
+ public:
+  const KernelOccupancy& get(const KernelRecord& k, const DeviceInfo& d) {
+    if (!valid_ || device_ != &d || !sameShape(k)) {
+      last_ = kernelOccupancy(k, d);
+      shape_ = k;
+      device_ = &d;
+      valid_ = true;
+    }
+    return last_;
+  }
+
+ private:
+  bool sameShape(const KernelRecord& k) const {
+    return k.gridX == shape_.gridX && k.gridY == shape_.gridY && k.gridZ == shape_.gridZ &&
+           k.blockX == shape_.blockX && k.blockY == shape_.blockY && k.blockZ == shape_.blockZ &&
+           k.staticSharedMemory == shape_.staticSharedMemory &&
+           k.dynamicSharedMemory == shape_.dynamicSharedMemory && k.registersPerThread == shape_.registersPerThread;
+  }
+
+  bool valid_ = false;
+  const DeviceInfo* device_ = nullptr;
+  KernelRecord shape_{};
+  KernelOccupancy last_;
+};
+
 // The calculator alone: blocks per SM for a block of `threads` threads, `registers` registers a
 // thread and `sharedBytes` of shared memory (static + dynamic).
 KernelOccupancy theoreticalOccupancy(uint32_t threads, uint32_t registers, uint64_t sharedBytes,

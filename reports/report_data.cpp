@@ -1,6 +1,7 @@
 #include "reports/report_data.h"
 
 #include "reports/busy_sweep.h"
+#include "reports/scratch_values.h"
 #include "timeline/nested_calls.h"
 #include "timeline/slice_windows.h"
 
@@ -22,14 +23,34 @@ struct Builder {
   Group group;
   std::vector<uint64_t> durations;  // 8 bytes per record with a time: the exact median needs them
   std::vector<uint64_t> bytes;      // memory operations only
+  // Where a first pass counted each group's durations: the group's slice of
+  // one buffer for the kind (ScratchValues), in place of `durations`.
+  uint64_t* slice = nullptr;
+  size_t sliceSize = 0;
+
+  void addDuration(uint64_t d) {
+    if (slice != nullptr) slice[sliceSize++] = d;
+    else durations.push_back(d);
+  }
 };
+
+// Gives each builder its slice of `scratch` for sizes[i] durations.
+void placeSlices(std::vector<Builder>& builders, const std::vector<uint64_t>& sizes, ScratchValues& scratch) {
+  uint64_t total = 0;
+  for (const uint64_t n : sizes) total += n;
+  uint64_t* at = scratch.get(static_cast<size_t>(total));
+  for (size_t i = 0; i < builders.size(); ++i) {
+    builders[i].slice = at;
+    at += sizes[i];
+  }
+}
 
 std::vector<Group> finish(std::vector<Builder>& builders, bool withBytes) {
   std::vector<Group> out;
   out.reserve(builders.size());
   for (auto& b : builders) {
     if (b.group.records == 0) continue;
-    b.group.time = summarize(b.durations);
+    b.group.time = b.slice != nullptr ? summarize(b.slice, b.sliceSize) : summarize(b.durations);
     std::vector<uint64_t>().swap(b.durations);  // free as we go: peak is one kind's values
     if (withBytes) {
       b.group.bytes = summarize(b.bytes);
@@ -125,6 +146,11 @@ std::vector<CategoryTimes> splitByCategory(const std::array<std::vector<Interval
   points.erase(std::unique(points.begin(), points.end()), points.end());
   std::vector<std::array<uint64_t, kCategories>> before(points.size());
 
+  // The categories with any busy time, in their order: the others never hold any.
+  std::array<size_t, kCategories> active{};
+  size_t actives = 0;
+  for (size_t c = 0; c < kCategories; ++c)
+    if (!busy[c].empty()) active[actives++] = c;
   std::array<size_t, kCategories> next{};    // per category: the interval at or after the sweep
   std::array<bool, kCategories> inside{};    // per category: the sweep is inside busy[c][next[c]]
   std::array<uint64_t, kCategories> held{};  // per category: time held so far
@@ -135,16 +161,17 @@ std::vector<CategoryTimes> splitByCategory(const std::array<std::vector<Interval
   uint64_t now = 0;
   for (size_t q = 0; q < points.size();) {
     uint64_t t = points[q];
-    for (size_t c = 0; c < kCategories; ++c) t = std::min(t, boundary(c));
-    for (size_t c = 0; c < kCategories; ++c) {
-      if (inside[c]) {
-        held[c] += t - now;
+    for (size_t a = 0; a < actives; ++a) t = std::min(t, boundary(active[a]));
+    for (size_t a = 0; a < actives; ++a) {
+      if (inside[active[a]]) {
+        held[active[a]] += t - now;
         break;
       }
     }
     now = t;
     if (points[q] == t) before[q++] = held;
-    for (size_t c = 0; c < kCategories; ++c) {
+    for (size_t a = 0; a < actives; ++a) {
+      const size_t c = active[a];
       // An interval may end at UINT64_MAX, where the exhausted ones "are": stop there.
       while (next[c] < busy[c].size() && boundary(c) == t) {
         if (inside[c]) ++next[c];
@@ -203,14 +230,14 @@ const std::vector<Group>& ReportData::kernels() {
     }
     sizes[slot] += hasTime(k.start, k.end);
   });
-  for (size_t i = 0; i < builders.size(); ++i) builders[i].durations.reserve(sizes[i]);
+  placeSlices(builders, sizes, scratch_);
   records.forEach([&](const KernelRecord& k) {
     Builder& b = builders[slots[k.name]];
     ++b.group.records;
     addExample(b.group, k.correlationId);
     if (hasTime(k.start, k.end)) {
       const uint64_t d = k.end - k.start;
-      b.durations.push_back(d);
+      b.addDuration(d);
       if (d < kTinyKernelNs) ++b.group.tiny;
     } else {
       noteUntimed(untimed, [&] {
@@ -360,14 +387,15 @@ std::vector<Group> ReportData::callGroups(bool osrt, Untimed& untimed) {
     }
     sizes[slot] += hasTime(a.start, a.end);
   });
-  for (size_t i = 0; i < builders.size(); ++i) builders[i].durations.reserve(sizes[i]);
+  if (builders.empty()) return {};  // none of this side's calls
+  placeSlices(builders, sizes, scratch_);
   records.forEach([&](const ApiRecord& a) {
     if (!wanted(a)) return;
     Builder& b = builders[slots[a.name]];
     ++b.group.records;
     addExample(b.group, a.correlationId);
     if (hasTime(a.start, a.end)) {
-      b.durations.push_back(a.end - a.start);
+      b.addDuration(a.end - a.start);
     } else {
       noteUntimed(untimed, [&] {
         // An osrt call has no correlation id worth naming: its thread finds it.

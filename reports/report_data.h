@@ -17,7 +17,9 @@
 #include "core/trace.h"
 #include "reports/reports.h"
 #include "reports/gpu_summary.h"
+#include "reports/scratch_values.h"
 #include "reports/stats.h"
+#include "timeline/slice_windows.h"
 #include "timeline/steps.h"
 
 namespace cuptitrace::reports {
@@ -96,6 +98,16 @@ std::vector<CategoryTimes> splitByCategory(
     const std::array<std::vector<Interval>, kCategories>& busy,
     const std::vector<Interval>& windows, uint64_t from, uint64_t to);
 
+// Where the sweeps over the records (ReportData's busy times and splits)
+// read: the bounds of windows of start times, each starting at most
+// windowRecords timed records, and each chunk's starts per kind swept, so a
+// window's pass skips the chunks with none. Made once, for every sweep.
+struct SweepPlan {
+  std::vector<uint64_t> bounds;
+  bool planned = false;   // the chunks' starts are noted (else every chunk is read)
+  ChunkStarts starts[6];  // kernels, copies, sets, API calls, synchronizations, NVTX
+};
+
 class ReportData {
  public:
   ReportData(const Trace& trace, const ReportOptions& options) : trace_(trace), options_(options) {}
@@ -116,7 +128,7 @@ class ReportData {
   const Untimed& osrtUntimed();                 // osrt calls share RecordKind::Api
   uint64_t nvtxMarks();                         // instants, not ranges
   const std::vector<std::string>& openRangeExamples();
-  const std::vector<DeviceBusy>& devices();
+  const std::vector<DeviceBusy>& devices();     // and deviceSummaries(): one sweep
   const Timeline& timeline();
   // Time of each category in each window (the breakdown), in one sweep over
   // the kernels, copies, sets, API calls and synchronization records.
@@ -126,17 +138,20 @@ class ReportData {
   // there is one, after the steps'.
   const Steps& steps();
   const std::vector<CategoryTimes>& stepSplits();
-  // Per device over the steps (report_gpu_kernels.cpp), made once.
+  // Per device over the steps (gpu_summary.h): made in the same sweep as
+  // devices(), with the steps found first.
   const std::vector<DeviceSummary>& deviceSummaries();
 
  private:
   void ensureDevices();
+  SweepPlan& sweepPlan();
   // Per-name groups of the API records of one side: CUDA calls or C library calls.
   std::vector<Group> callGroups(bool osrt, Untimed& untimed);
 
   const Trace& trace_;
   const ReportOptions& options_;
   DemangleCache demangler_;
+  ScratchValues scratch_;  // a kind's durations, while its groups are made
   std::vector<const std::string*> demangled_;
   std::optional<std::vector<Group>> kernels_, kernelsByConfig_, copies_, memoryOps_, api_, osrt_,
       ranges_;
@@ -148,6 +163,7 @@ class ReportData {
   std::vector<std::string> openExamples_;
   std::optional<std::vector<DeviceBusy>> devices_;
   std::optional<Timeline> timeline_;
+  std::optional<SweepPlan> plan_;
   std::optional<Steps> steps_;
   std::optional<std::vector<CategoryTimes>> stepSplits_;
   std::optional<std::vector<DeviceSummary>> deviceSummaries_;

@@ -4,6 +4,7 @@
 
 #include "core/nccl_kernel.h"
 #include "reports/busy_sweep.h"
+#include "reports/kernel_traits.h"
 #include "timeline/torch_ops.h"
 #include "timeline/slice_windows.h"
 
@@ -19,52 +20,45 @@ bool isSyncCall(std::string_view name) {
   return name.find("Synchronize") != std::string_view::npos;
 }
 
-// Visits the timed kernels, copies and sets (f(start, end, device, kind))
-// that start in a window, and with them (when `withCalls`) the API calls and
-// synchronization records, as kinds of the breakdown (Category).
+// Visits the timed kernels, copies and sets (f(start, end, device, kind,
+// kernel), the kernel's record or null) that start in a window of the plan,
+// and with them (when `withCalls`) the API calls and synchronization
+// records, as kinds of the breakdown (Category).
 class TimedWork {
  public:
-  TimedWork(const Trace& trace, bool withCalls) : trace_(trace), withCalls_(withCalls) {}
-
-  // The windows: at most `maxRecords` records start in each.
-  std::vector<uint64_t> windows(size_t maxRecords) {
-    WindowPlanner planner(maxRecords);
-    visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category) { planner.first(start); });
-    planned_ = true;
-    if (planner.needsSecondPass())
-      visit(0, UINT64_MAX, [&](uint64_t start, uint64_t, uint32_t, Category) { planner.second(start); });
-    return planner.bounds();
-  }
+  TimedWork(const Trace& trace, SweepPlan& plan, bool withCalls)
+      : trace_(trace), plan_(plan), withCalls_(withCalls) {}
 
   template <typename F>
   void visit(uint64_t from, uint64_t to, F&& f) {
     const TraceStore& store = trace_.store;
-    forEachStartIn(store.records<KernelRecord>(), starts_[0], planned_, from, to, hasTime,
+    forEachStartIn(store.records<KernelRecord>(), plan_.starts[0], plan_.planned, from, to, hasTime,
                    [&](const KernelRecord& r, size_t) {
-                     f(r.start, r.end, r.deviceId, withCalls_ && isNccl(r.name) ? Category::Communication : Category::Kernel);
+                     f(r.start, r.end, r.deviceId,
+                       withCalls_ && isNccl(r.name) ? Category::Communication : Category::Kernel, &r);
                    });
-    forEachStartIn(store.records<MemcpyRecord>(), starts_[1], planned_, from, to, hasTime,
-                   [&](const MemcpyRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memcpy); });
-    forEachStartIn(store.records<MemsetRecord>(), starts_[2], planned_, from, to, hasTime,
-                   [&](const MemsetRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memset); });
+    forEachStartIn(store.records<MemcpyRecord>(), plan_.starts[1], plan_.planned, from, to, hasTime,
+                   [&](const MemcpyRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memcpy, nullptr); });
+    forEachStartIn(store.records<MemsetRecord>(), plan_.starts[2], plan_.planned, from, to, hasTime,
+                   [&](const MemsetRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memset, nullptr); });
     if (!withCalls_) return;
     // API calls: those that wait for the GPU are Sync, the rest Runtime API.
-    forEachStartIn(store.records<ApiRecord>(), starts_[3], planned_, from, to, hasTime,
+    forEachStartIn(store.records<ApiRecord>(), plan_.starts[3], plan_.planned, from, to, hasTime,
                    [&](const ApiRecord& a, size_t) {
                      if (a.name >= syncName_.size()) syncName_.resize(a.name + 1, -1);
                      int8_t& isSync = syncName_[a.name];
                      if (isSync < 0) isSync = isSyncCall(trace_.strings.get(a.name)) ? 1 : 0;
-                     f(a.start, a.end, 0, isSync ? Category::Sync : Category::RuntimeApi);
+                     f(a.start, a.end, 0, isSync ? Category::Sync : Category::RuntimeApi, nullptr);
                    });
-    forEachStartIn(store.records<SyncRecord>(), starts_[4], planned_, from, to, hasTime,
-                   [&](const SyncRecord& r, size_t) { f(r.start, r.end, 0, Category::Sync); });
+    forEachStartIn(store.records<SyncRecord>(), plan_.starts[4], plan_.planned, from, to, hasTime,
+                   [&](const SyncRecord& r, size_t) { f(r.start, r.end, 0, Category::Sync, nullptr); });
     // PyTorch's operators: the data loader's, and the rest as CPU Exec.
-    forEachStartIn(store.records<NvtxRecord>(), starts_[5], planned_, from, to, hasTime,
+    forEachStartIn(store.records<NvtxRecord>(), plan_.starts[5], plan_.planned, from, to, hasTime,
                    [&](const NvtxRecord& n, size_t) {
                      const RangeRole role = torch_.role(n);
-                     if (role == RangeRole::DataLoader) f(n.start, n.end, 0, Category::DataLoader);
+                     if (role == RangeRole::DataLoader) f(n.start, n.end, 0, Category::DataLoader, nullptr);
                      else if (role == RangeRole::Operator || role == RangeRole::Optimizer)
-                       f(n.start, n.end, 0, Category::CpuExec);
+                       f(n.start, n.end, 0, Category::CpuExec, nullptr);
                    });
   }
 
@@ -77,9 +71,8 @@ class TimedWork {
   }
 
   const Trace& trace_;
+  SweepPlan& plan_;
   const bool withCalls_;
-  bool planned_ = false;
-  ChunkStarts starts_[6];
   std::vector<int8_t> syncName_;  // by name: 1 a call that waits, 0 not, -1 not known yet
   std::vector<int8_t> ncclName_;  // by kernel name: 1 NCCL's, 0 not, -1 not known yet
   TorchRanges torch_{trace_};
@@ -92,14 +85,39 @@ void sortByStart(std::vector<Interval>& v) {
   if (!std::is_sorted(v.begin(), v.end(), byStart)) std::sort(v.begin(), v.end(), byStart);
 }
 
+// A kernel of the GPU summary's span, cut to it, with its SM-efficiency units.
+struct SpanKernel {
+  uint64_t start, end, units;
+};
+
 }  // namespace
 
+// One sweep of each device's kernels, copies and sets in start order, a
+// window of start times at a time: the busy times and gaps (devices()) and
+// the GPU summary over the steps' span (deviceSummaries()).
 void ReportData::ensureDevices() {
   if (devices_) return;
+  // The summary's span: the steps', else all time.
+  uint64_t from = 0, to = UINT64_MAX;
+  const Steps& found = steps();
+  const bool overSteps = !found.steps.empty();
+  if (overSteps) {
+    from = found.steps.front().start;
+    to = 0;
+    for (const Step& st : found.steps) to = std::max(to, st.end);
+  }
   struct Slot {
     DeviceBusy d;
     UnionMeter kernels, all;
     std::array<std::vector<Interval>, 3> window;  // kernels, copies, sets starting in the window
+    // The GPU summary.
+    const DeviceInfo* info = nullptr;
+    DeviceSummary s;
+    uint64_t first = UINT64_MAX, last = 0;
+    double occWeighted = 0, occTime = 0;
+    UnionMeter spanBusy;
+    CappedLevelSweep sm{1};
+    std::vector<SpanKernel> spanWindow;  // the span's kernels starting in the window
   };
   std::vector<Slot> slots;
   size_t last = 0;
@@ -108,33 +126,70 @@ void ReportData::ensureDevices() {
     for (last = 0; last < slots.size(); ++last)
       if (slots[last].d.deviceId == deviceId) return slots[last];
     slots.emplace_back();
-    slots.back().d.deviceId = deviceId;
-    slots.back().d.firstStart = slots.back().d.kernelFirstStart = UINT64_MAX;
-    return slots[last];
+    Slot& s = slots.back();
+    s.d.deviceId = deviceId;
+    s.d.firstStart = s.d.kernelFirstStart = UINT64_MAX;
+    s.info = trace_.findDevice(deviceId);
+    s.sm = CappedLevelSweep(s.info != nullptr ? s.info->multiprocessors : 1);
+    return s;
   };
-  TimedWork gpu(trace_, false);
-  const std::vector<uint64_t> windows = gpu.windows(options_.windowRecords);
-  for (size_t w = 0; w + 1 < windows.size(); ++w) {
-    gpu.visit(windows[w], windows[w + 1], [&](uint64_t start, uint64_t end, uint32_t device, Category c) {
-      Slot& s = slotFor(device);
-      DeviceBusy& d = s.d;
-      // The first start and last end, zero-length records included.
-      ++d.records;
-      d.firstStart = std::min(d.firstStart, start);
-      d.lastEnd = std::max(d.lastEnd, end);
-      if (c == Category::Kernel) {
-        ++d.kernels;
-        d.kernelFirstStart = std::min(d.kernelFirstStart, start);
-        d.kernelLastEnd = std::max(d.kernelLastEnd, end);
+  std::vector<int8_t> tensor;  // by kernel name: 1 on Tensor Cores, 0 not, -1 not known yet
+  OccupancyCache occupancy;
+  // The order-free parts of the summary; the span's interval for the sweep.
+  auto summarize = [&](Slot& s, const KernelRecord& k) {
+    if (k.end <= from || k.start >= to) return;
+    const uint64_t start = std::max(k.start, from), end = std::min(k.end, to);
+    const uint64_t dur = end - start;
+    ++s.s.kernels;
+    s.s.kernelTime += dur;
+    s.first = std::min(s.first, start);
+    s.last = std::max(s.last, end);
+    if (k.name >= tensor.size()) tensor.resize(std::max<size_t>(k.name + 1, trace_.strings.size()), -1);
+    if (tensor[k.name] < 0) tensor[k.name] = usesTensorCores(kernelName(k.name)) ? 1 : 0;
+    if (tensor[k.name] == 1) s.s.tensorTime += dur;
+    uint64_t units = 0;
+    if (s.info != nullptr) {
+      const KernelOccupancy& o = occupancy.get(k, *s.info);
+      if (o.known) {
+        s.s.occupancyKnown = true;
+        // min(grid blocks, SMs): the kernel's SM efficiency times the SMs.
+        const uint64_t sms = s.info->multiprocessors;
+        units = o.gridBlocksPerSm >= 1.0 ? sms : static_cast<uint64_t>(k.gridX) * k.gridY * k.gridZ;
+        s.occWeighted += o.achieved * static_cast<double>(dur);
+        s.occTime += static_cast<double>(dur);
       }
-      s.window[static_cast<size_t>(c)].push_back({start, end});
-    });
+    }
+    s.spanWindow.push_back({start, end, units});
+  };
+  TimedWork gpu(trace_, sweepPlan(), false);
+  const std::vector<uint64_t>& windows = sweepPlan().bounds;
+  for (size_t w = 0; w + 1 < windows.size(); ++w) {
+    gpu.visit(windows[w], windows[w + 1],
+              [&](uint64_t start, uint64_t end, uint32_t device, Category c, const KernelRecord* k) {
+                Slot& s = slotFor(device);
+                DeviceBusy& d = s.d;
+                // The first start and last end, zero-length records included.
+                ++d.records;
+                d.firstStart = std::min(d.firstStart, start);
+                d.lastEnd = std::max(d.lastEnd, end);
+                if (c == Category::Kernel) {
+                  ++d.kernels;
+                  d.kernelFirstStart = std::min(d.kernelFirstStart, start);
+                  d.kernelLastEnd = std::max(d.kernelLastEnd, end);
+                  summarize(s, *k);
+                }
+                s.window[static_cast<size_t>(c)].push_back({start, end});
+              });
     for (Slot& s : slots) {
       for (auto& v : s.window) sortByStart(v);
       for (const Interval& i : s.window[0]) s.kernels.add(i.start, i.end);
-      // All GPU work in start order: the three kinds merged as they are read.
+      // All GPU work in start order: the three kinds merged as they are read
+      // (as they are, when only one kind has any).
+      const size_t kinds = !s.window[0].empty() + !s.window[1].empty() + !s.window[2].empty();
+      for (size_t k = 0; k < 3 && kinds == 1; ++k)
+        for (const Interval& i : s.window[k]) s.all.add(i.start, i.end);
       size_t at[3] = {0, 0, 0};
-      for (;;) {
+      while (kinds > 1) {
         size_t pick = 3;
         for (size_t k = 0; k < 3; ++k)
           if (at[k] < s.window[k].size() &&
@@ -145,10 +200,19 @@ void ReportData::ensureDevices() {
         s.all.add(i.start, i.end);
       }
       for (auto& v : s.window) v.clear();
+      const auto byStart = [](const SpanKernel& a, const SpanKernel& b) { return a.start < b.start; };
+      if (!std::is_sorted(s.spanWindow.begin(), s.spanWindow.end(), byStart))
+        std::sort(s.spanWindow.begin(), s.spanWindow.end(), byStart);
+      for (const SpanKernel& k : s.spanWindow) {
+        s.spanBusy.add(k.start, k.end);
+        s.sm.add(k.start, k.end, k.units);
+      }
+      s.spanWindow.clear();
     }
   }
   std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.d.deviceId < b.d.deviceId; });
   std::vector<DeviceBusy> devices;
+  std::vector<DeviceSummary> summaries;
   for (Slot& s : slots) {
     DeviceBusy& d = s.d;
     if (d.kernels == 0) d.kernelFirstStart = 0;
@@ -157,8 +221,49 @@ void ReportData::ensureDevices() {
     d.gpuBusy = s.all.covered();
     d.gaps = s.all.gaps();
     devices.push_back(d);
+    if (s.s.kernels == 0) continue;  // none in the span
+    DeviceSummary sum = s.s;
+    sum.deviceId = d.deviceId;
+    sum.overSteps = overSteps;
+    sum.span = overSteps ? to - from : s.last - s.first;
+    sum.busy = s.spanBusy.covered();
+    if (sum.span && s.info != nullptr && s.info->multiprocessors != 0)
+      sum.smEfficiency = static_cast<double>(s.sm.total()) / s.info->multiprocessors / static_cast<double>(sum.span);
+    if (s.occTime > 0) sum.achievedOccupancy = s.occWeighted / s.occTime;
+    summaries.push_back(sum);
   }
   devices_ = std::move(devices);
+  deviceSummaries_ = std::move(summaries);
+}
+
+// One plan for every sweep: the timeline gives the span of the starts, and
+// one pass over the timed records counts them in a histogram (the windows)
+// and notes each chunk's starts (what a window's pass may skip).
+SweepPlan& ReportData::sweepPlan() {
+  if (plan_) return *plan_;
+  SweepPlan plan;
+  const TraceStore& store = trace_.store;
+  WindowPlanner planner(options_.windowRecords);
+  if (timeline().any) {
+    uint64_t records = 0;
+    for (const RecordKind k : {RecordKind::Kernel, RecordKind::Memcpy, RecordKind::Memset, RecordKind::Api,
+                               RecordKind::Sync, RecordKind::Nvtx})
+      records += store.count(k);
+    planner.assume(timeline().start, timeline().end, records);
+  }
+  if (planner.needsSecondPass()) {
+    const auto note = [&](const auto& r, size_t) { planner.second(r.start); };
+    forEachStartIn(store.records<KernelRecord>(), plan.starts[0], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<MemcpyRecord>(), plan.starts[1], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<MemsetRecord>(), plan.starts[2], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<ApiRecord>(), plan.starts[3], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<SyncRecord>(), plan.starts[4], false, 0, UINT64_MAX, hasTime, note);
+    forEachStartIn(store.records<NvtxRecord>(), plan.starts[5], false, 0, UINT64_MAX, hasTime, note);
+    plan.planned = true;
+  }
+  plan.bounds = planner.bounds();
+  plan_ = std::move(plan);
+  return *plan_;
 }
 
 const std::vector<DeviceBusy>& ReportData::devices() {
@@ -205,20 +310,20 @@ const std::vector<CategoryTimes>& ReportData::stepSplits() {
 }
 
 const std::vector<DeviceSummary>& ReportData::deviceSummaries() {
-  if (!deviceSummaries_) deviceSummaries_ = summarizeDevices(*this);
+  ensureDevices();
   return *deviceSummaries_;
 }
 
 std::vector<CategoryTimes> ReportData::splitTime(const std::vector<Interval>& windows) {
   std::vector<CategoryTimes> total(windows.size(), CategoryTimes{});
-  TimedWork all(trace_, true);
-  const std::vector<uint64_t> bounds = all.windows(options_.windowRecords);
+  TimedWork all(trace_, sweepPlan(), true);
+  const std::vector<uint64_t>& bounds = sweepPlan().bounds;
   // Per category: its merged intervals not yet swept, the last still growing.
   std::array<std::vector<Interval>, kCategories> merged;
   std::array<std::vector<Interval>, kCategories> window;  // starting in the window
   uint64_t swept = 0;
   for (size_t b = 0; b + 1 < bounds.size(); ++b) {
-    all.visit(bounds[b], bounds[b + 1], [&](uint64_t start, uint64_t end, uint32_t, Category c) {
+    all.visit(bounds[b], bounds[b + 1], [&](uint64_t start, uint64_t end, uint32_t, Category c, const KernelRecord*) {
       if (end > start) window[static_cast<size_t>(c)].push_back({start, end});
     });
     for (size_t c = 0; c < kCategories; ++c) {

@@ -4,7 +4,7 @@
 // and the share of kernel time on Tensor Cores. Per kernel name: whether it
 // uses Tensor Cores, its times, blocks per SM and occupancy (kernel_traits.h).
 #include <algorithm>
-#include <map>
+#include <array>
 #include <string>
 
 #include "reports/gpu_summary.h"
@@ -13,58 +13,6 @@
 
 namespace cuptitrace::reports {
 namespace {
-
-struct Span {
-  uint64_t from = 0, to = UINT64_MAX;
-  bool steps = false;
-};
-
-Span stepSpan(ReportData& data) {
-  const Steps& s = data.steps();
-  Span span;
-  if (s.steps.empty()) return span;
-  span.steps = true;
-  span.from = s.steps.front().start;
-  span.to = 0;
-  for (const Step& st : s.steps) span.to = std::max(span.to, st.end);
-  return span;
-}
-
-uint64_t unionLength(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  uint64_t total = 0, curStart = 0, curEnd = 0;
-  bool open = false;
-  for (const Interval& i : v) {
-    if (open && i.start <= curEnd) {
-      curEnd = std::max(curEnd, i.end);
-      continue;
-    }
-    if (open) total += curEnd - curStart;
-    curStart = i.start, curEnd = i.end, open = true;
-  }
-  if (open) total += curEnd - curStart;
-  return total;
-}
-
-// Kernels' SM efficiencies summed over time slices, each slice's sum capped at 1, as the
-// PyTorch profiler's GPU metrics do: overlapping kernels can fill the SMs, never more than fill them.
-struct Edge {
-  uint64_t at;
-  double efficiency;  // + where a kernel starts, - where it ends
-};
-
-double cappedEfficiencyTime(std::vector<Edge>& edges) {
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at < b.at; });
-  double level = 0, total = 0;
-  uint64_t prev = 0;
-  for (size_t i = 0; i < edges.size();) {
-    const uint64_t at = edges[i].at;
-    if (i > 0) total += std::min(std::max(level, 0.0), 1.0) * static_cast<double>(at - prev);
-    for (; i < edges.size() && edges[i].at == at; ++i) level += edges[i].efficiency;
-    prev = at;
-  }
-  return total;
-}
 
 const char* kFormulaNote =
     "Est. SM efficiency: min(grid blocks / SMs, 1) of each kernel, summed over the kernels running "
@@ -75,56 +23,6 @@ const char* kFormulaNote =
     "registers, shared memory and the device's limits; Tensor Cores by the kernel's name";
 
 }  // namespace
-
-std::vector<DeviceSummary> summarizeDevices(ReportData& data) {
-  const Trace& trace = data.trace();
-  const Span span = stepSpan(data);
-  struct Dev {
-    DeviceSummary s;
-    uint64_t first = UINT64_MAX, last = 0;
-    double occWeighted = 0, occTime = 0;
-    std::vector<Interval> busy;
-    std::vector<Edge> sm;
-  };
-  std::map<uint32_t, Dev> devs;
-  std::vector<int8_t> tensor;  // by kernel name: -1 not known yet
-  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
-    if (!hasTime(k.start, k.end) || k.end <= span.from || k.start >= span.to) return;
-    const uint64_t start = std::max(k.start, span.from), end = std::min(k.end, span.to);
-    Dev& d = devs[k.deviceId];
-    const uint64_t dur = end - start;
-    ++d.s.kernels;
-    d.s.kernelTime += dur;
-    d.first = std::min(d.first, start);
-    d.last = std::max(d.last, end);
-    d.busy.push_back({start, end});
-    if (k.name >= tensor.size()) tensor.resize(static_cast<size_t>(k.name) + 1, -1);
-    if (tensor[k.name] < 0) tensor[k.name] = usesTensorCores(data.kernelName(k.name)) ? 1 : 0;
-    if (tensor[k.name] == 1) d.s.tensorTime += dur;
-    if (const DeviceInfo* info = trace.findDevice(k.deviceId)) {
-      const KernelOccupancy o = kernelOccupancy(k, *info);
-      if (o.known) {
-        d.s.occupancyKnown = true;
-        d.sm.push_back({start, o.smEfficiency});
-        d.sm.push_back({end, -o.smEfficiency});
-        d.occWeighted += o.achieved * static_cast<double>(dur);
-        d.occTime += static_cast<double>(dur);
-      }
-    }
-  });
-  std::vector<DeviceSummary> out;
-  for (auto& [id, d] : devs) {
-    DeviceSummary s = d.s;
-    s.deviceId = id;
-    s.overSteps = span.steps;
-    s.span = span.steps ? span.to - span.from : d.last - d.first;
-    s.busy = unionLength(d.busy);
-    if (s.span) s.smEfficiency = cappedEfficiencyTime(d.sm) / static_cast<double>(s.span);
-    if (d.occTime > 0) s.achievedOccupancy = d.occWeighted / d.occTime;
-    out.push_back(s);
-  }
-  return out;
-}
 
 ReportTable gpuSummaryReport(ReportData& data) {
   const Trace& trace = data.trace();
@@ -198,14 +96,26 @@ ReportTable gpuKernelsReport(ReportData& data) {
   struct Row {
     uint64_t calls = 0, timed = 0, total = 0, min = UINT64_MAX, max = 0;
     double blocksWeighted = 0, achievedWeighted = 0, theoreticalWeighted = 0, weight = 0;
-    std::map<OccupancyLimit, uint64_t> limits;
+    std::array<uint64_t, 5> limits{};  // by OccupancyLimit
     uint32_t registers = 0;
     uint64_t shared = 0;
   };
-  std::map<StringId, Row> byName;
+  // A row per kernel name, found by the name's id.
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> slots(trace.strings.size(), kNone);
+  std::vector<std::pair<StringId, Row>> byName;
   uint64_t kernelTotal = 0, tensorTotal = 0;
+  OccupancyCache occupancy;
+  const DeviceInfo* info = nullptr;
+  uint32_t infoId = 0;
+  bool infoFound = false;
   trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
-    Row& r = byName[k.name];
+    if (k.name >= slots.size()) slots.resize(static_cast<size_t>(k.name) + 1, kNone);
+    if (slots[k.name] == kNone) {
+      slots[k.name] = static_cast<uint32_t>(byName.size());
+      byName.emplace_back(k.name, Row{});
+    }
+    Row& r = byName[slots[k.name]].second;
     ++r.calls;
     r.registers = std::max<uint32_t>(r.registers, k.registersPerThread);
     r.shared = std::max<uint64_t>(r.shared, static_cast<uint64_t>(std::max(k.staticSharedMemory, 0)) +
@@ -216,8 +126,13 @@ ReportTable gpuKernelsReport(ReportData& data) {
     r.total += dur;
     r.min = std::min(r.min, dur);
     r.max = std::max(r.max, dur);
-    if (const DeviceInfo* info = trace.findDevice(k.deviceId)) {
-      const KernelOccupancy o = kernelOccupancy(k, *info);
+    if (!infoFound || infoId != k.deviceId) {
+      info = trace.findDevice(k.deviceId);
+      infoId = k.deviceId;
+      infoFound = true;
+    }
+    if (info != nullptr) {
+      const KernelOccupancy& o = occupancy.get(k, *info);
       if (o.known) {
         // Weighted by time, so a zero-length kernel still counts a little.
         const double w = static_cast<double>(std::max<uint64_t>(dur, 1));
@@ -225,7 +140,7 @@ ReportTable gpuKernelsReport(ReportData& data) {
         r.achievedWeighted += o.achieved * w;
         r.theoreticalWeighted += o.theoretical * w;
         r.weight += w;
-        ++r.limits[o.limit];
+        ++r.limits[static_cast<size_t>(o.limit)];
       }
     }
   });
@@ -241,8 +156,8 @@ ReportTable gpuKernelsReport(ReportData& data) {
     if (tc) tensorTotal += r->total;
     OccupancyLimit limit = OccupancyLimit::Unknown;
     uint64_t most = 0;
-    for (const auto& [l, n] : r->limits)
-      if (n > most) limit = l, most = n;
+    for (size_t l = 0; l < r->limits.size(); ++l)
+      if (r->limits[l] > most) limit = static_cast<OccupancyLimit>(l), most = r->limits[l];
     char blocks[32] = "";
     if (r->weight > 0) std::snprintf(blocks, sizeof blocks, "%.2f", r->blocksWeighted / r->weight);
     table.rows.push_back({

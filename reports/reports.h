@@ -65,7 +65,7 @@ struct ReportOptions {
   bool operatorsByShapes = true;
   // Busy times are swept over the records a window of start times at a
   // time, with at most this many records' intervals held at once.
-  size_t windowRecords = size_t{1} << 20;
+  size_t windowRecords = size_t{1} << 16;
 };
 
 struct ReportInfo {

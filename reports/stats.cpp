@@ -5,14 +5,17 @@
 
 namespace cuptitrace {
 
-Summary summarize(std::vector<uint64_t>& values) {
+Summary summarize(std::vector<uint64_t>& values) { return summarize(values.data(), values.size()); }
+
+Summary summarize(uint64_t* values, size_t n) {
   Summary s;
-  const size_t n = values.size();
   if (n == 0) return s;
+  uint64_t* const end = values + n;
   s.count = n;
   s.min = values[0];
   s.max = values[0];
-  for (const uint64_t v : values) {
+  for (const uint64_t* p = values; p != end; ++p) {
+    const uint64_t v = *p;
     s.total += v;
     s.min = std::min(s.min, v);
     s.max = std::max(s.max, v);
@@ -22,19 +25,19 @@ Summary summarize(std::vector<uint64_t>& values) {
   // accurate where the one-pass sum-of-squares formula cancels badly.
   if (n > 1) {
     double squares = 0;
-    for (const uint64_t v : values) {
-      const double d = static_cast<double>(v) - s.mean;
+    for (const uint64_t* p = values; p != end; ++p) {
+      const double d = static_cast<double>(*p) - s.mean;
       squares += d * d;
     }
     s.stddev = std::sqrt(squares / static_cast<double>(n - 1));
   }
-  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(n / 2);
-  std::nth_element(values.begin(), mid, values.end());
+  uint64_t* const mid = values + n / 2;
+  std::nth_element(values, mid, end);
   if (n % 2 == 1) {
     s.median = static_cast<double>(*mid);
   } else {
     // The largest of the lower half is the other middle value.
-    const uint64_t lower = *std::max_element(values.begin(), mid);
+    const uint64_t lower = *std::max_element(values, mid);
     s.median = (static_cast<double>(lower) + static_cast<double>(*mid)) / 2;
   }
   return s;

@@ -1,10 +1,11 @@
 // Exact statistics and interval arithmetic for the reports.
 //
 // Medians are exact: the values of a group are kept (8 bytes each) until its
-// summary is made, then freed. The standard deviation is the sample one
+// summary is made. The standard deviation is the sample one
 // (divided by n - 1), as `nsys stats` prints it; one value has 0.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct Summary {
 
 // Summarizes `values` exactly. Reorders them (nth_element); O(n).
 Summary summarize(std::vector<uint64_t>& values);
+Summary summarize(uint64_t* values, size_t n);
 
 // A half-open time interval [start, end) in nanoseconds.
 struct Interval {

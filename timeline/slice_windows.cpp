@@ -2,28 +2,20 @@
 
 namespace cuptitrace {
 
-size_t WindowPlanner::bucket(uint64_t start) const {
-  if (start <= lo_) return 0;
-  if (start > hi_) return kBuckets - 1;
-  // (start - lo) * kBuckets / (hi - lo + 1), below kBuckets, without overflow.
-  const unsigned __int128 scaled = static_cast<unsigned __int128>(start - lo_) * kBuckets;
-  return static_cast<size_t>(scaled / (static_cast<unsigned __int128>(hi_ - lo_) + 1));
-}
-
 void WindowPlanner::second(uint64_t start) {
-  if (histogram_.empty()) histogram_.assign(kBuckets, 0);
+  if (histogram_.empty()) {
+    histogram_.assign(kBuckets, 0);
+    while (((hi_ - lo_) >> shift_) >= kBuckets) ++shift_;
+  }
   ++histogram_[bucket(start)];
 }
 
 std::vector<uint64_t> WindowPlanner::bounds() const {
   std::vector<uint64_t> out{0};
   if (needsSecondPass() && !histogram_.empty()) {
-    // The first start of bucket b: the least start s with bucket(s) == b.
-    auto bucketStart = [&](size_t b) {
-      const unsigned __int128 span = static_cast<unsigned __int128>(hi_ - lo_) + 1;
-      const unsigned __int128 num = static_cast<unsigned __int128>(b) * span;
-      return lo_ + static_cast<uint64_t>((num + kBuckets - 1) / kBuckets);
-    };
+    // The first start of bucket b: the least start s with bucket(s) == b
+    // (a bucket that holds starts begins at most at hi_: no overflow).
+    auto bucketStart = [&](size_t b) { return lo_ + (static_cast<uint64_t>(b) << shift_); };
     uint64_t held = 0;
     for (size_t b = 0; b < kBuckets; ++b) {
       const uint64_t n = histogram_[b];

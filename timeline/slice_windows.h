@@ -30,6 +30,13 @@ class WindowPlanner {
     hi_ = start > hi_ ? start : hi_;
     ++count_;
   }
+  // The first pass's result, where it is known without one: every start is
+  // in [lo, hi], and there are at most `count` of them.
+  void assume(uint64_t lo, uint64_t hi, uint64_t count) {
+    lo_ = lo;
+    hi_ = hi;
+    count_ = count;
+  }
   bool needsSecondPass() const { return count_ > max_; }
   void second(uint64_t start);
 
@@ -38,10 +45,17 @@ class WindowPlanner {
   std::vector<uint64_t> bounds() const;
 
  private:
+  // Buckets of 2^shift_ nanoseconds from lo_, the least power of two that
+  // fits the span in kBuckets: a shift per start, not a division.
   static constexpr size_t kBuckets = size_t{1} << 16;
-  size_t bucket(uint64_t start) const;
+  size_t bucket(uint64_t start) const {
+    if (start <= lo_) return 0;
+    if (start > hi_) return kBuckets - 1;
+    return static_cast<size_t>((start - lo_) >> shift_);
+  }
 
   size_t max_;
+  unsigned shift_ = 0;
   uint64_t lo_ = UINT64_MAX, hi_ = 0;
   uint64_t count_ = 0;
   std::vector<uint64_t> histogram_;

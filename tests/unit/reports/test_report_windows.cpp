@@ -10,6 +10,7 @@
 
 #include "core/trace.h"
 #include "reports/busy_sweep.h"
+#include "reports/gpu_summary.h"
 #include "reports/report_table.h"
 #include "reports/reports.h"
 #include "reports/stats.h"
@@ -206,5 +207,37 @@ TEST_CASE("utilization and breakdown match brute force, in one window or many", 
     }
     // The same reports, every one of them, whatever the window.
     CHECK(allReportsCsv(t, options) == oneWindow);
+  }
+}
+
+TEST_CASE("capped level sweep: the GPU summary's SM efficiency against every nanosecond", "[report][windows]") {
+  std::mt19937_64 rng(29);
+  for (int round = 0; round < 200; ++round) {
+    // Runs of kernels one after another (the sweep's path without a heap),
+    // then overlapping ones; some empty, some touching.
+    struct Piece {
+      uint64_t start, end, units;
+    };
+    std::vector<Piece> pieces;
+    uint64_t at = rng() % 50;
+    const size_t n = 1 + rng() % 40;
+    for (size_t i = 0; i < n; ++i) {
+      const bool overlap = rng() % 3 == 0;
+      const uint64_t start = overlap && at > 30 ? at - rng() % 30 : at + rng() % 20;
+      const uint64_t end = start + rng() % 60;
+      pieces.push_back({start, end, rng() % 5 == 0 ? 0 : 1 + rng() % 7});
+      at = std::max(at, start);
+    }
+    std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) { return a.start < b.start; });
+    const uint64_t cap = 1 + rng() % 10;
+    reports::CappedLevelSweep sweep(cap);
+    std::vector<uint64_t> level(4096, 0);
+    for (const Piece& p : pieces) {
+      sweep.add(p.start, p.end, p.units);
+      for (uint64_t x = p.start; x < p.end; ++x) level[x] += p.units;
+    }
+    uint64_t expected = 0;
+    for (const uint64_t l : level) expected += std::min(l, cap);
+    CHECK(sweep.total() == expected);
   }
 }
