@@ -32,6 +32,7 @@
 #include <queue>
 #include <vector>
 
+#include "core/writer_threads.h"
 #include "exporters/gpu_metric_events.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/pftrace/pftrace_flows.h"
@@ -51,7 +52,8 @@ using pftrace::SourceWriter;
 
 // Writes every trace's header, then all their events in wall-clock order.
 PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std::ostream& out,
-                                  size_t windowSlices) {
+                                  size_t windowSlices, unsigned threads) {
+  if (threads == 0) threads = writerThreads();
   Output o(out);
   FlowIds flowIds;
   std::vector<std::unique_ptr<SourceWriter>> sources;
@@ -62,7 +64,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   // The traces are written side by side: together they hold about windowSlices.
   const size_t perTrace = std::max<size_t>(1, windowSlices / std::max<size_t>(1, inputs.size()));
   for (const TimelineInput& in : inputs) {
-    sources.push_back(std::make_unique<SourceWriter>(in, o, flowIds, uuid, sequence, perTrace));
+    sources.push_back(std::make_unique<SourceWriter>(in, o, flowIds, uuid, sequence, perTrace, threads));
     SourceWriter& s = *sources.back();
     s.plan();
     uuid = s.endUuid();
@@ -178,13 +180,14 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
 
 }  // namespace
 
-PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out, size_t windowSlices) {
-  return writeTimeline({timelineInput(trace)}, out, windowSlices);
+PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out, size_t windowSlices,
+                                       unsigned threads) {
+  return writeTimeline({timelineInput(trace)}, out, windowSlices, threads);
 }
 
 PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs, std::ostream& out,
-                                       size_t windowSlices) {
-  return writeTimeline(inputs, out, windowSlices);
+                                       size_t windowSlices, unsigned threads) {
+  return writeTimeline(inputs, out, windowSlices, threads);
 }
 
 }  // namespace cuptitrace
