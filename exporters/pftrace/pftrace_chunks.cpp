@@ -41,10 +41,32 @@ WindowChunks::WindowChunks(const Trace& trace, const TimelineRecords& rec, Inter
   readers_.resize(tracks.size());
 }
 
+// Slice starts sampled every this many slices of each track plan the rounds.
+constexpr size_t kSampleEvery = 256;
+
+void WindowChunks::startWindow() {
+  // Round ends at the sampled starts, every so many: about the round's
+  // events (two a slice) each.
+  starts_.clear();
+  for (size_t t = 0; t < tracks_.size(); ++t) {
+    const Cursor& c = schedule_.cursor(t);
+    for (size_t i = c.slice; i < c.sliceEnd; i += kSampleEvery) starts_.push_back(schedule_.slice(i).start);
+  }
+  std::sort(starts_.begin(), starts_.end());
+  const size_t chunks = std::max<size_t>(16, kRoundChunksPerThread * workers_.size());
+  const size_t every = std::max<size_t>(1, chunks * kChunkEvents / 2 / kSampleEvery);
+  ends_.clear();
+  for (size_t i = every; i < starts_.size(); i += every)
+    if (ends_.empty() || starts_[i] > ends_.back()) ends_.push_back(starts_[i]);
+  ends_.push_back(UINT64_MAX);  // the window's end
+  round_ = 0;
+  encode();
+}
+
 WindowChunks::~WindowChunks() = default;
 
-// Step 1: each track's events of the window, cut into chunks; the cursors
-// end past them, where the next window starts.
+// Step 1: each track's events of the round, cut into chunks; the cursors
+// end past them, where the next round starts.
 void WindowChunks::cut() {
   used_ = 0;
   for (size_t t = 0; t < tracks_.size(); ++t) {
@@ -56,7 +78,8 @@ void WindowChunks::cut() {
     uint64_t ts;
     uint8_t phase;
     Chunk* chunk = nullptr;
-    while (schedule_.next(c, &ts, &phase)) {
+    const bool last = !moreRounds();
+    while (schedule_.next(c, &ts, &phase) && (last || ts < ends_[round_])) {
       if (chunk == nullptr || chunk->events == kChunkEvents) {
         if (used_ == chunks_.size()) chunks_.emplace_back();
         chunk = &chunks_[used_++];
@@ -183,8 +206,8 @@ void WindowChunks::resolve() {
 
 void WindowChunks::encode() {
   cut();
-  // The sequences' clocks are at the window's end now; their interned
-  // state is still the window's start, which the first run encodes from.
+  // The sequences' clocks are at the round's end now; their interned
+  // state is still the round's start, which the first run encodes from.
   std::vector<uint32_t> which(used_);
   for (size_t i = 0; i < used_; ++i) which[i] = static_cast<uint32_t>(i);
   run(which, true);

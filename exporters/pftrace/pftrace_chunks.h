@@ -1,5 +1,6 @@
-// One trace's events of a window encoded by several threads, the bytes one
-// thread writes (pftrace_source.h, the merge of perfetto_proto.cpp).
+// One trace's events of a window encoded by several threads, a round of
+// them at a time, the bytes one thread writes (pftrace_source.h, the merge
+// of perfetto_proto.cpp).
 //
 // A packet's bytes depend on its own track's events before it (the
 // sequence's clock and what is interned on it), on the iids the trace has
@@ -21,8 +22,9 @@
 //      event's arrows, left out by the threads, are put into its packet
 //      there (DeferredFlow): flow ids go in the order of the merge.
 // The threads' encoders read the trace, the tracks, the window laid out and
-// the arrows' plan; they write nothing shared. One window's packets are held
-// at once, about 50 bytes per slice.
+// the arrows' plan; they write nothing shared. One round's packets are held
+// at once, about 45 bytes per event. The merge takes a round's end as it
+// takes a window's: the events before it come first, every track's.
 #pragma once
 
 #include <cstddef>
@@ -43,8 +45,13 @@
 namespace cuptitrace::pftrace {
 
 // Events in one chunk: enough to keep a thread busy between two hand-overs
-// (about 0.4 MiB of packets), a window of a busy track cut into ~100.
-inline constexpr uint32_t kChunkEvents = 16384;
+// (about 100 KiB of packets).
+inline constexpr uint32_t kChunkEvents = 4096;
+// A window's events are encoded a round at a time: the events before a time
+// chosen so that a round holds about this many chunks per thread (at least
+// 16 chunks), which the merge writes before the next round is encoded. So
+// the packets held stay a few MiB, in the same memory from round to round.
+inline constexpr uint32_t kRoundChunksPerThread = 4;
 
 class WindowChunks {
  public:
@@ -56,9 +63,17 @@ class WindowChunks {
                uint64_t offset, unsigned threads);
   ~WindowChunks();
 
-  // Encodes the events of the window the schedule has laid out, and moves
-  // every track's cursor and sequence past them.
-  void encode();
+  // Plans the rounds of the window the schedule has laid out, and encodes
+  // the first: its events, every track's cursor and sequence moved past them.
+  void startWindow();
+  // Rounds: the one encoded holds the events before roundEnd() (on the
+  // trace's clock) when there are more, else the rest of the window.
+  bool moreRounds() const { return round_ + 1 < ends_.size(); }
+  uint64_t roundEnd() const { return ends_[round_]; }
+  void nextRound() {
+    ++round_;
+    encode();
+  }
   // Track t's next packet of the window: false when it has none left.
   bool next(size_t t, uint64_t* ts, uint8_t* phase) const {
     const Reader& r = readers_[t];
@@ -110,6 +125,7 @@ class WindowChunks {
     }
   };
 
+  void encode();
   void cut();
   void encodeChunk(Worker& w, Chunk& c, bool speculative);
   // Runs encodeChunk over chunks `which` on the threads.
@@ -127,6 +143,9 @@ class WindowChunks {
   size_t used_ = 0;            // chunks_[0, used_) are the window's
   std::vector<Reader> readers_;
   FlowIdBytes ids_;
+  std::vector<uint64_t> ends_;  // of the window's rounds; the last is the window's end
+  size_t round_ = 0;
+  std::vector<uint64_t> starts_;  // slice starts sampled to plan the rounds
 };
 
 }  // namespace cuptitrace::pftrace

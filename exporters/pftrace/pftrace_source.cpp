@@ -78,7 +78,7 @@ void SourceWriter::writeHeader() {
   writeDescription(ahead, interner_, in_, base_, counts_);
   chunks_ = std::make_unique<WindowChunks>(trace_, rec_, interner_, flows_, schedule_, tracks_, sequences_,
                                            offset_, threads_);
-  chunks_->encode();
+  chunks_->startWindow();
 }
 
 void SourceWriter::writeDescribed() {

@@ -87,11 +87,15 @@ class SourceWriter {
   // Windows: the one laid out ends at windowEndWall() (its events are those
   // before it); the next is laid out once every event before that end, of
   // every trace, has been written: the merge has an entry for it there.
-  bool moreWindows() const { return schedule_.moreWindows(); }
-  uint64_t windowEndWall() const { return schedule_.windowEnd() + offset_; }
+  // On several threads, each round of a window (pftrace_chunks.h) likewise.
+  bool moreWindows() const { return (chunks_ && chunks_->moreRounds()) || schedule_.moreWindows(); }
+  uint64_t windowEndWall() const {
+    return (chunks_ && chunks_->moreRounds() ? chunks_->roundEnd() : schedule_.windowEnd()) + offset_;
+  }
   void nextWindow() {
+    if (chunks_ && chunks_->moreRounds()) return chunks_->nextRound();
     schedule_.nextWindow();
-    if (chunks_) chunks_->encode();
+    if (chunks_) chunks_->startWindow();
   }
 
  private:
