@@ -165,7 +165,7 @@ class EventEncoder {
   }
 
   // The packet of an event with arrows left for the merge (DeferredFlow).
-  void finishDeferred(uint64_t delta, uint32_t sequenceId, ProtoWriter& interned) {
+  [[gnu::noinline]] void finishDeferred(uint64_t delta, uint32_t sequenceId, ProtoWriter& interned) {
     const size_t teLen = te_.size();
     const size_t internedLen = interned.size();
     uint8_t* const start = b_.tail(2 + 20 + teLen + 1 + 10 + internedLen);

@@ -55,6 +55,42 @@ void Interner::dropProvisional() {
   for (const NewKey& k : newKeys_) place(k, 0);
 }
 
+uint32_t Interner::met(NewKey k) {
+  if (!speculative_) {
+    const uint32_t iid = commit(k);
+    return k.isName() ? useName(iid) : useValue(iid);
+  }
+  const auto index = static_cast<uint32_t>(newKeys_.size());
+  const uint32_t iid = kProvisional + index;
+  k.event = event_;
+  place(k, iid);  // met again, it is found like any other
+  uses_.push_back(Use{k.isName() ? Use::Name : Use::Value, true, index});
+  newKeys_.push_back(std::move(k));
+  return iid;
+}
+
+uint32_t Interner::metString(NewKey::Kind kind, StringId id) {
+  NewKey k(kind, id);
+  k.text = kind == NewKey::KernelName ? validUtf8(demangle(strings_.get(id))) : validUtf8(strings_.get(id));
+  return met(std::move(k));
+}
+
+uint32_t Interner::metLabel(Label l, uint8_t code, const char* text) {
+  NewKey k(l == Label::CopyKind ? NewKey::CopyKind : l == Label::MemoryKind ? NewKey::MemoryKind : NewKey::LaunchType,
+           code);
+  k.text = text;
+  return met(std::move(k));
+}
+
+uint32_t Interner::metDim3(bool grid, int64_t x, int64_t y, int64_t z) {
+  NewKey k(grid ? NewKey::Grid : NewKey::Block);
+  k.x = x;
+  k.y = y;
+  k.z = z;
+  k.text = dim3Text(x, y, z);
+  return met(std::move(k));
+}
+
 uint32_t Interner::commit(const NewKey& k) {
   const uint32_t iid = k.isName() ? newName(k.text) : newValue(k.text);
   place(k, iid);

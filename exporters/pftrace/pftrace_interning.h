@@ -157,65 +157,43 @@ class Interner {
 
   // Event names: the trace's strings as they are, kernels' demangled.
   uint32_t rawNameIid(StringId id) {
-    uint32_t& iid = slot(rawNameIid_, id);
-    if (iid == 0) return newIid(iid, NewKey(NewKey::RawName, id), [&] { return validUtf8(strings_.get(id)); });
-    return useName(iid);
+    const uint32_t iid = slot(rawNameIid_, id);
+    return iid != 0 ? useName(iid) : metString(NewKey::RawName, id);
   }
   uint32_t kernelNameIid(StringId id) {
-    uint32_t& iid = slot(kernelNameIid_, id);
-    if (iid == 0)
-      return newIid(iid, NewKey(NewKey::KernelName, id), [&] { return validUtf8(demangle(strings_.get(id))); });
-    return useName(iid);
+    const uint32_t iid = slot(kernelNameIid_, id);
+    return iid != 0 ? useName(iid) : metString(NewKey::KernelName, id);
   }
   // A name made of our own words, made only the first time its key is seen.
   template <typename F>
   uint32_t composedNameIid(uint32_t key, F&& makeName) {
     const auto it = composedNameIid_.find(key);
     if (it != composedNameIid_.end()) return useName(it->second);
-    uint32_t iid = 0;
-    const uint32_t used = newIid(iid, NewKey(NewKey::ComposedName, key), makeName);
-    if (iid != 0) composedNameIid_.emplace(key, iid);
-    return used;
+    NewKey k(NewKey::ComposedName, key);
+    k.text = makeName();
+    return met(std::move(k));
   }
   // A name made from a record at run time (OpenACC event labels).
-  uint32_t labelNameIid(const std::string& label) {
-    return mapped(labelNameIid_, NewKey::LabelName, label, [&] { return validUtf8(label); });
-  }
+  uint32_t labelNameIid(const std::string& label) { return mapped(labelNameIid_, NewKey::LabelName, label); }
 
   // String argument values: the trace's strings, enums' names, our own text.
   uint32_t stringValueIid(StringId id) {
-    uint32_t& iid = slot(stringValueIid_, id);
-    if (iid == 0) return newIid(iid, NewKey(NewKey::StringValue, id), [&] { return std::string(validUtf8(strings_.get(id))); });
-    return useValue(iid);
+    const uint32_t iid = slot(stringValueIid_, id);
+    return iid != 0 ? useValue(iid) : metString(NewKey::StringValue, id);
   }
   uint32_t labelIid(Label l, uint8_t code, const char* text) {
-    uint32_t* iids = l == Label::CopyKind     ? copyKindIid_
-                     : l == Label::MemoryKind ? memoryKindIid_
-                                              : launchTypeIid_;
-    if (iids[code] == 0) {
-      const NewKey::Kind kind = l == Label::CopyKind     ? NewKey::CopyKind
-                                : l == Label::MemoryKind ? NewKey::MemoryKind
-                                                         : NewKey::LaunchType;
-      return newIid(iids[code], NewKey(kind, code), [&] { return std::string(text); });
-    }
-    return useValue(iids[code]);
+    const uint32_t* iids = l == Label::CopyKind     ? copyKindIid_
+                           : l == Label::MemoryKind ? memoryKindIid_
+                                                    : launchTypeIid_;
+    return iids[code] != 0 ? useValue(iids[code]) : metLabel(l, code, text);
   }
-  uint32_t textValueIid(const std::string& text) { return textIid(textValueIid_, NewKey::TextValue, text); }
+  uint32_t textValueIid(const std::string& text) { return mapped(textValueIid_, NewKey::TextValue, text); }
   // The parts of NCCL kernels' names (nccl_names.h).
-  uint32_t ncclValueIid(const std::string& text) { return textIid(ncclValueIid_, NewKey::NcclValue, text); }
+  uint32_t ncclValueIid(const std::string& text) { return mapped(ncclValueIid_, NewKey::NcclValue, text); }
   // "[x,y,z]", as the JSON exporter writes grid and block.
   uint32_t dim3Iid(Arg a, int64_t x, int64_t y, int64_t z) {
-    const bool grid = a == Arg::Grid;
-    const uint32_t iid = (grid ? grids_ : blocks_).find(x, y, z);
-    if (iid != 0) return useValue(iid);
-    NewKey k(grid ? NewKey::Grid : NewKey::Block);
-    k.x = x;
-    k.y = y;
-    k.z = z;
-    uint32_t made = 0;
-    const uint32_t used = newIid(made, std::move(k), [&] { return dim3Text(x, y, z); });
-    if (made != 0) (grid ? grids_ : blocks_).add(x, y, z, made);
-    return used;
+    const uint32_t iid = (a == Arg::Grid ? grids_ : blocks_).find(x, y, z);
+    return iid != 0 ? useValue(iid) : metDim3(a == Arg::Grid, x, y, z);
   }
 
  private:
@@ -276,17 +254,13 @@ class Interner {
   // Puts `iid` in k's table at k's key; 0 takes it out.
   void place(const NewKey& k, uint32_t iid);
   static std::string dim3Text(int64_t x, int64_t y, int64_t z);
-  // A string met for the first time: its iid set in `iid` and used, or
-  // while speculative a provisional one (the same for each meeting of it
-  // in the events encoded since clearNotes()), `iid` left 0.
-  template <typename MakeText>
-  uint32_t newIid(uint32_t& iid, NewKey k, MakeText&& makeText) {
-    if (speculative_) return provisional(std::move(k), makeText);
-    iid = k.isName() ? newName(makeText()) : newValue(makeText());
-    return k.isName() ? useName(iid) : useValue(iid);
-  }
-  template <typename MakeText>
-  uint32_t provisional(NewKey k, MakeText&& makeText);
+  // A string met for the first time (its key and text in `k`): its iid
+  // given and used, or while speculative a provisional one (in newKeys_,
+  // and in its table until dropProvisional()). Out of line: rare.
+  uint32_t met(NewKey k);
+  uint32_t metString(NewKey::Kind kind, StringId id);
+  uint32_t metLabel(Label l, uint8_t code, const char* text);
+  uint32_t metDim3(bool grid, int64_t x, int64_t y, int64_t z);
   // The iid of an event name or string value, defined on the current sequence if new there.
   uint32_t useName(uint32_t iid) {
     if (iid < kProvisional && firstUse(seq_->names, iid)) {
@@ -305,21 +279,13 @@ class Interner {
   void note(Use::Kind kind, uint32_t id) {
     if (speculative_) uses_.push_back(Use{kind, false, id});
   }
-  template <typename Text>
-  uint32_t mapped(std::unordered_map<std::string, uint32_t>& iids, NewKey::Kind kind, const std::string& key,
-                  Text&& makeText) {
+  uint32_t mapped(std::unordered_map<std::string, uint32_t>& iids, NewKey::Kind kind, const std::string& key) {
     const auto it = iids.find(key);
     if (it != iids.end()) return NewKey::isNameKind(kind) ? useName(it->second) : useValue(it->second);
     NewKey k(kind);
     k.key = key;
-    uint32_t iid = 0;
-    const uint32_t used = newIid(iid, std::move(k), makeText);
-    if (iid != 0) iids.emplace(key, iid);
-    return used;
-  }
-  uint32_t textIid(std::unordered_map<std::string, uint32_t>& iids, NewKey::Kind kind, const std::string& text) {
-    // NCCL parts come from a kernel's name
-    return mapped(iids, kind, text, [&] { return std::string(validUtf8(text)); });
+    k.text = validUtf8(key);  // NCCL parts come from a kernel's name
+    return met(std::move(k));
   }
 
   const StringTable& strings_;
@@ -343,17 +309,5 @@ class Interner {
   std::vector<NewKey> newKeys_;
   std::vector<Use> uses_;
 };
-
-template <typename MakeText>
-uint32_t Interner::provisional(NewKey k, MakeText&& makeText) {
-  const auto index = static_cast<uint32_t>(newKeys_.size());
-  const bool name = k.isName();
-  k.text = makeText();
-  k.event = event_;
-  place(k, kProvisional + index);  // met again, it is found like any other
-  newKeys_.push_back(std::move(k));
-  uses_.push_back(Use{name ? Use::Name : Use::Value, true, index});
-  return kProvisional + index;
-}
 
 }  // namespace cuptitrace::pftrace
