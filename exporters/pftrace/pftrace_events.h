@@ -151,13 +151,7 @@ class EventEncoder {
     p = putVarint(p, teLen);
     std::memcpy(p, te_.data(), teLen);
     p += teLen;
-    if (internedLen != 0) {
-      *p++ = kTagInternedData;
-      p = putVarint(p, internedLen);
-      std::memcpy(p, interned.data(), internedLen);
-      p += internedLen;
-      interned.clear();
-    }
+    p = putInterned(p, interned);
     b_.setTail(p);
     ++o_.stats.events;
     ++o_.stats.packets;
@@ -178,13 +172,7 @@ class EventEncoder {
     flow_.trackEvent = static_cast<uint32_t>(teLen);
     std::memcpy(p, te_.data(), teLen);
     p += teLen;
-    if (internedLen != 0) {
-      *p++ = kTagInternedData;
-      p = putVarint(p, internedLen);
-      std::memcpy(p, interned.data(), internedLen);
-      p += internedLen;
-      interned.clear();
-    }
+    p = putInterned(p, interned);
     b_.setTail(p);
     deferred_->push_back(flow_);
     flow_.kind = kNoFlow;
@@ -219,6 +207,16 @@ class EventEncoder {
   }
 
  private:
+  // The interned data field of the packet, if any: `interned`'s entries, then cleared.
+  static uint8_t* putInterned(uint8_t* p, ProtoWriter& interned) {
+    const size_t len = interned.size();
+    if (len == 0) return p;
+    *p++ = kTagInternedData;
+    p = putVarint(p, len);
+    std::memcpy(p, interned.data(), len);
+    interned.clear();
+    return p + len;
+  }
   // A scalar annotation is at most 2 + 17 bytes, so its length is one byte.
   static constexpr size_t kMaxScalarArg = 24;
   static uint8_t* annotationHead(uint8_t* p, uint32_t nameIid, size_t valueBytes) {
