@@ -35,7 +35,8 @@ PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out,
                                        size_t windowSlices = kDefaultWindowSlices, unsigned threads = 0);
 // Writes several traces as one timeline, each placed as its input says
 // (cuptitrace merge); on wall-clock time, each by its own clock offset.
-// The traces share `windowSlices` evenly.
+// The traces share `windowSlices` and the threads evenly (a trace given
+// fewer than two threads is encoded as it is merged).
 PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs,
                                        std::ostream& out,
                                        size_t windowSlices = kDefaultWindowSlices, unsigned threads = 0);

@@ -18,6 +18,7 @@ struct WindowChunks::Worker {
   Worker(const Trace& trace, const TimelineRecords& rec, FlowWriter& flows)
       : out(nothing), interner(trace.strings), events(out, interner), slices(trace, rec, interner, events, flows) {
     out.hold = true;
+    ProtoWriter().swap(out.b);  // it writes into the chunks' buffers: none of its own
     events.deferTo(&deferred);
     interner.setSequence(&sequence);
     descriptionNameIid(interner);  // as the trace's interner: the first name it has
