@@ -19,16 +19,9 @@ namespace {
 // until f returns false.
 template <typename T, typename F>
 bool each(const ChunkedVector<T>& records, F&& f, size_t first = 0, size_t end = SIZE_MAX) {
-  end = std::min(end, records.size());
-  constexpr size_t kChunk = ChunkedVector<T>::kChunkRecords;
-  for (size_t i = first; i < end;) {
-    const size_t c = i / kChunk, from = i % kChunk, to = std::min(records.chunkSize(c), from + (end - i));
-    const T* data = records.chunkData(c);
-    for (size_t j = from; j < to; ++j)
-      if (!f(data[j])) return false;
-    i += to - from;
-  }
-  return true;
+  bool ok = true;
+  records.forEachIn(first, end, [&](const T& r) { ok = ok && f(r); });
+  return ok;
 }
 
 // Binds one row's values in column order.
