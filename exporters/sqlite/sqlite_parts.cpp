@@ -228,8 +228,7 @@ std::string writeSqliteParts(const std::vector<SqliteSource>& sources, const std
     const std::vector<Part> parts = partsOf(inputs);
     std::vector<Part> apart;
     for (const Part& p : parts) {
-      if (p.total() == 0) continue;
-      if (p.total() >= sizes.partRows) {
+      if (p.total() > 0 && p.total() >= sizes.partRows) {
         apart.push_back(p);
       } else {
         ok = ok && writeRows(db, strings, inputs, p, rows) && createIndexes(db, p);
