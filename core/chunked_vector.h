@@ -86,18 +86,6 @@ class ChunkedVector {
       for (size_t j = 0; j < n; ++j) f(p[j]);
     }
   }
-  // f(record) for the records [first, end) (end past the last: to the last).
-  template <typename F>
-  void forEachIn(size_t first, size_t end, F&& f) const {
-    if (end > size_) end = size_;
-    for (size_t i = first; i < end;) {
-      const size_t c = i / ChunkRecords, from = i % ChunkRecords;
-      const size_t to = from + (end - i) < chunkSize(c) ? from + (end - i) : chunkSize(c);
-      const T* p = chunkData(c);
-      for (size_t j = from; j < to; ++j) f(p[j]);
-      i += to - from;
-    }
-  }
 
   // Frees the chunks in memory and forgets the spilled ones (their file keeps them).
   void clear() { truncate(0); }

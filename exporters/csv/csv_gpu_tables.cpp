@@ -45,7 +45,7 @@ CsvRows csvKernelRows(const Trace& trace) {
     DemangleCache& demangler = shared->demangler;
     std::vector<const std::string*>& demangled = shared->demangled;
     CsvArgRow& args = shared->args;
-    trace.store.records<KernelRecord>().forEachIn(first, end, [&](const KernelRecord& k) {
+    forEachIn(trace.store.records<KernelRecord>(), first, end, [&](const KernelRecord& k) {
       const std::string_view mangled = trace.strings.get(k.name);
       const std::string* name = k.name < demangled.size() ? demangled[k.name] : nullptr;
       if (name == nullptr) {
@@ -68,72 +68,52 @@ CsvRows csvKernelRows(const Trace& trace) {
 }
 
 CsvRows csvMemcpyRows(const Trace& trace) {
-  return [&trace, shared = std::make_shared<CsvArgRow>(trace, csvTableColumns(RecordKind::Memcpy))](
-             CsvWriter& w, size_t first, size_t end) {
-    CsvArgRow& args = *shared;
-    trace.store.records<MemcpyRecord>().forEachIn(first, end, [&](const MemcpyRecord& m) {
-      args.next();
-      memcpyArgs(m, args);
-      writePlace(w, m);
-      args.fill(w);  // correlation_id ... async
-      w.integer(m.srcDeviceId);
-      w.integer(m.dstDeviceId);
-      args.fill(w);  // graph_id, graph_node_id
-      w.endRow();
-    });
-  };
+  return csvArgRows<MemcpyRecord>(trace, RecordKind::Memcpy, [](CsvArgRow& args, CsvWriter& w, const MemcpyRecord& m) {
+    memcpyArgs(m, args);
+    writePlace(w, m);
+    args.fill(w);  // correlation_id ... async
+    w.integer(m.srcDeviceId);
+    w.integer(m.dstDeviceId);
+    args.fill(w);  // graph_id, graph_node_id
+    w.endRow();
+  });
 }
 
 CsvRows csvMemsetRows(const Trace& trace) {
-  return [&trace, shared = std::make_shared<CsvArgRow>(trace, csvTableColumns(RecordKind::Memset))](
-             CsvWriter& w, size_t first, size_t end) {
-    CsvArgRow& args = *shared;
-    trace.store.records<MemsetRecord>().forEachIn(first, end, [&](const MemsetRecord& m) {
-      args.next();
-      memsetArgs(m, args);
-      writePlace(w, m);
-      args.fill(w);  // correlation_id ... graph_node_id
-      w.endRow();
-    });
-  };
+  return csvArgRows<MemsetRecord>(trace, RecordKind::Memset, [](CsvArgRow& args, CsvWriter& w, const MemsetRecord& m) {
+    memsetArgs(m, args);
+    writePlace(w, m);
+    args.fill(w);  // correlation_id ... graph_node_id
+    w.endRow();
+  });
 }
 
 CsvRows csvGraphRows(const Trace& trace) {
-  return [&trace, shared = std::make_shared<CsvArgRow>(trace, csvTableColumns(RecordKind::Graph))](
-             CsvWriter& w, size_t first, size_t end) {
-    CsvArgRow& args = *shared;
-    trace.store.records<GraphRecord>().forEachIn(first, end, [&](const GraphRecord& g) {
-      args.next();
-      graphLaunchArgs(g, args);
-      writePlace(w, g);
-      args.fill(w);  // correlation_id, graph_id
-      w.integer(g.endDeviceId);
-      w.endRow();
-    });
-  };
+  return csvArgRows<GraphRecord>(trace, RecordKind::Graph, [](CsvArgRow& args, CsvWriter& w, const GraphRecord& g) {
+    graphLaunchArgs(g, args);
+    writePlace(w, g);
+    args.fill(w);  // correlation_id, graph_id
+    w.integer(g.endDeviceId);
+    w.endRow();
+  });
 }
 
 CsvRows csvSyncRows(const Trace& trace) {
-  return [&trace, shared = std::make_shared<CsvArgRow>(trace, csvTableColumns(RecordKind::Sync))](
-             CsvWriter& w, size_t first, size_t end) {
-    CsvArgRow& args = *shared;
-    trace.store.records<SyncRecord>().forEachIn(first, end, [&](const SyncRecord& s) {
-      args.next();
-      syncArgs(s, args);
-      w.text(syncTypeName(static_cast<SyncType>(s.type)));
-      w.times(s.start, s.end);
-      w.integer(s.contextId);
-      args.fill(w);  // stream, event (empty when not applicable), correlation_id
-      w.endRow();
-    });
-  };
+  return csvArgRows<SyncRecord>(trace, RecordKind::Sync, [](CsvArgRow& args, CsvWriter& w, const SyncRecord& s) {
+    syncArgs(s, args);
+    w.text(syncTypeName(static_cast<SyncType>(s.type)));
+    w.times(s.start, s.end);
+    w.integer(s.contextId);
+    args.fill(w);  // stream, event (empty when not applicable), correlation_id
+    w.endRow();
+  });
 }
 
 CsvRows csvGpuMetricRows(const Trace& trace) {
   return [&trace, shared = std::make_shared<std::map<StringId, std::vector<GpuMetric>>>()](
              CsvWriter& w, size_t first, size_t end) {
     auto& sets = *shared;
-    trace.store.records<GpuMetricRecord>().forEachIn(first, end, [&](const GpuMetricRecord& r) {
+    forEachIn(trace.store.records<GpuMetricRecord>(), first, end, [&](const GpuMetricRecord& r) {
       auto it = sets.find(r.metricSet);
       if (it == sets.end()) it = sets.emplace(r.metricSet, decodeGpuMetricSet(trace.strings.get(r.metricSet))).first;
       const std::vector<GpuMetric>& metrics = it->second;

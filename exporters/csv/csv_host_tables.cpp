@@ -45,7 +45,7 @@ CsvRows csvApiRows(const Trace& trace) {
       if (domain == static_cast<uint8_t>(ApiDomain::Driver)) return apiSetName(sets.driver);
       return "";  // osrt calls are chosen by CUPTITRACE_OSRT_THRESHOLD
   };
-  trace.store.records<ApiRecord>().forEachIn(first, end, [&](const ApiRecord& a) {
+  forEachIn(trace.store.records<ApiRecord>(), first, end, [&](const ApiRecord& a) {
     w.times(a.start, a.end);
     w.text(apiDomainName(a.domain));
     w.text(trace.strings.get(a.name));
@@ -60,42 +60,33 @@ CsvRows csvApiRows(const Trace& trace) {
 }
 
 CsvRows csvNvtxRows(const Trace& trace) {
-  return [&trace, shared = std::make_shared<CsvArgRow>(trace, csvTableColumns(RecordKind::Nvtx))](
-             CsvWriter& w, size_t first, size_t end) {
-    CsvArgRow& args = *shared;
-    trace.store.records<NvtxRecord>().forEachIn(first, end, [&](const NvtxRecord& n) {
-      args.next();
-      nvtxArgs(n, false, args);
-      w.text(nvtxTypeName(static_cast<NvtxType>(n.type)));
-      w.times(n.start, n.end);
-      w.integer(n.threadId);
-      w.integer(n.endThreadId);
-      args.fill(w);  // domain
-      w.text(trace.strings.get(n.message));
-      args.fill(w);  // category, color
-      w.text(payloadTypeName(n.payloadType));
-      args.fill(w);  // payload, as the type NVTX was given
-      w.integer(n.id);
-      w.integer(n.depth);
-      args.fill(w);  // open
-      w.endRow();
-    });
-  };
+  return csvArgRows<NvtxRecord>(trace, RecordKind::Nvtx, [&trace](CsvArgRow& args, CsvWriter& w, const NvtxRecord& n) {
+    nvtxArgs(n, false, args);
+    w.text(nvtxTypeName(static_cast<NvtxType>(n.type)));
+    w.times(n.start, n.end);
+    w.integer(n.threadId);
+    w.integer(n.endThreadId);
+    args.fill(w);  // domain
+    w.text(trace.strings.get(n.message));
+    args.fill(w);  // category, color
+    w.text(payloadTypeName(n.payloadType));
+    args.fill(w);  // payload, as the type NVTX was given
+    w.integer(n.id);
+    w.integer(n.depth);
+    args.fill(w);  // open
+    w.endRow();
+  });
 }
 
 CsvRows csvOverheadRows(const Trace& trace) {
-  return [&trace, shared = std::make_shared<CsvArgRow>(trace, csvTableColumns(RecordKind::Overhead))](
-             CsvWriter& w, size_t first, size_t end) {
-    CsvArgRow& args = *shared;
-    trace.store.records<OverheadRecord>().forEachIn(first, end, [&](const OverheadRecord& o) {
-      args.next();
-      overheadArgs(o, args);
-      w.text(trace.strings.get(o.name));
-      w.times(o.start, o.end);
-      args.fill(w);  // thread_id (empty: the overhead belongs to no thread), device
-      w.endRow();
-    });
-  };
+  return csvArgRows<OverheadRecord>(trace, RecordKind::Overhead,
+                            [&trace](CsvArgRow& args, CsvWriter& w, const OverheadRecord& o) {
+    overheadArgs(o, args);
+    w.text(trace.strings.get(o.name));
+    w.times(o.start, o.end);
+    args.fill(w);  // thread_id (empty: the overhead belongs to no thread), device
+    w.endRow();
+  });
 }
 
 // One row per API call made while an id was pushed, per kind pushed; a
@@ -103,42 +94,38 @@ CsvRows csvOverheadRows(const Trace& trace) {
 CsvRows csvExternalIdRows(const Trace& trace) {
   return [&trace, shared = std::make_shared<ExternalIdIndex>(trace)](CsvWriter& w, size_t first, size_t end) {
     const ExternalIdIndex& index = *shared;
-    trace.store.records<ExternalIdRecord>().forEachIn(first, end, [&](const ExternalIdRecord& r) {
+    forEachIn(trace.store.records<ExternalIdRecord>(), first, end, [&](const ExternalIdRecord& r) {
       w.integer(r.correlationId);
       w.text(externalKindName(r.externalKind));
       w.integer(r.externalId);
-      w.text(r.externalKind == static_cast<uint8_t>(ExternalKind::Scope) ? trace.strings.get(index.scopeName(r.externalId))
-                                                                         : std::string_view());
+      const bool scope = r.externalKind == static_cast<uint8_t>(ExternalKind::Scope);
+      w.text(scope ? trace.strings.get(index.scopeName(r.externalId)) : std::string_view());
       w.endRow();
     });
   };
 }
 
 CsvRows csvOpenAccRows(const Trace& trace) {
-  return [&trace, shared = std::make_shared<CsvArgRow>(trace, csvTableColumns(RecordKind::OpenAcc))](
-             CsvWriter& w, size_t first, size_t end) {
-    CsvArgRow& args = *shared;
-    trace.store.records<OpenAccRecord>().forEachIn(first, end, [&](const OpenAccRecord& r) {
-      const bool data = r.type == static_cast<uint8_t>(OpenAccType::Data);
-      args.next();
-      openAccArgs(r, args);
-      w.text(openAccTypeName(r.type));
-      args.fill(w);  // event
-      w.times(r.start, r.end);
-      w.integer(r.cuThreadId);
-      w.integer(r.cuProcessId);
-      args.fill(w);  // src_file ... parent_construct
-      w.integer(r.implicit);
-      args.fill(w);  // version ... external_id
-      w.text(trace.strings.get(r.varName));
-      args.fill(w);  // bytes: data events only
-      if (data) writeAddress(w, r.hostPtr); else w.empty();
-      if (data) writeAddress(w, r.devicePtr); else w.empty();
-      w.text(trace.strings.get(r.kernelName));
-      args.fill(w);  // num_gangs, num_workers, vector_length: launches only
-      w.endRow();
-    });
-  };
+  return csvArgRows<OpenAccRecord>(trace, RecordKind::OpenAcc,
+                            [&trace](CsvArgRow& args, CsvWriter& w, const OpenAccRecord& r) {
+    const bool data = r.type == static_cast<uint8_t>(OpenAccType::Data);
+    openAccArgs(r, args);
+    w.text(openAccTypeName(r.type));
+    args.fill(w);  // event
+    w.times(r.start, r.end);
+    w.integer(r.cuThreadId);
+    w.integer(r.cuProcessId);
+    args.fill(w);  // src_file ... parent_construct
+    w.integer(r.implicit);
+    args.fill(w);  // version ... external_id
+    w.text(trace.strings.get(r.varName));
+    args.fill(w);  // bytes: data events only
+    if (data) writeAddress(w, r.hostPtr); else w.empty();
+    if (data) writeAddress(w, r.devicePtr); else w.empty();
+    w.text(trace.strings.get(r.kernelName));
+    args.fill(w);  // num_gangs, num_workers, vector_length: launches only
+    w.endRow();
+  });
 }
 
 }  // namespace cuptitrace

@@ -13,11 +13,20 @@
 #include <functional>
 
 #include "core/trace.h"
+#include "exporters/record_range.h"
 #include "exporters/csv/csv_writer.h"
 
 namespace cuptitrace {
 
 using CsvRows = std::function<void(CsvWriter& w, size_t first, size_t end)>;
+
+// The row writer that calls row(w, record) for each record of kind T.
+template <typename T, typename Row>
+CsvRows csvRowsOf(const Trace& trace, Row row) {
+  return [&trace, row](CsvWriter& w, size_t first, size_t end) {
+    forEachIn(trace.store.records<T>(), first, end, [&](const T& r) { row(w, r); });
+  };
+}
 
 // GPU work (csv_gpu_tables.cpp).
 CsvRows csvKernelRows(const Trace& trace);

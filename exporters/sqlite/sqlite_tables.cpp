@@ -9,6 +9,7 @@
 
 #include "core/demangle.h"
 #include "core/utf8.h"
+#include "exporters/record_range.h"
 #include "exporters/sqlite/sqlite_schema.h"
 
 namespace cuptitrace {
@@ -20,7 +21,7 @@ namespace {
 template <typename T, typename F>
 bool each(const ChunkedVector<T>& records, F&& f, size_t first = 0, size_t end = SIZE_MAX) {
   bool ok = true;
-  records.forEachIn(first, end, [&](const T& r) { ok = ok && f(r); });
+  forEachIn(records, first, end, [&](const T& r) { ok = ok && f(r); });
   return ok;
 }
 

@@ -46,7 +46,8 @@ void fillAllKinds(Trace& t, uint32_t launches, uint64_t shift) {
     if (i % 17 == 0) testing::addAllocation(t, at, 0x7f00 + i, 4096, 0, MemoryKind::Device, 100 + i);
     if (i % 19 == 0) testing::addUvm(t, i % 2 ? UvmKind::BytesHtoD : UvmKind::GpuPageFault, at, at + 10, 4096, 0);
   }
-  const StringId set = t.strings.intern(encodeGpuMetricSet({describeGpuMetric("gr__cycles_active.avg.pct_of_peak_sustained_elapsed")}));
+  const StringId set =
+      t.strings.intern(encodeGpuMetricSet({describeGpuMetric("gr__cycles_active.avg.pct_of_peak_sustained_elapsed")}));
   for (uint32_t i = 0; i < 50; ++i) {
     GpuMetricRecord r{};
     r.start = b + i * 100'000ull;
@@ -146,7 +147,8 @@ TEST_CASE("sqlite pieces are copied by SQLite's transfer optimization", "[sqlite
   REQUIRE(db.exec("ATTACH DATABASE '" + part + "' AS part"));
   size_t checked = 0;
   for (const SqliteTableSpec& table : sqliteTables()) {
-    const std::string sql = std::string("EXPLAIN INSERT INTO main2.") + table.name + " SELECT * FROM part." + table.name;
+    const std::string sql =
+        std::string("EXPLAIN INSERT INTO main2.") + table.name + " SELECT * FROM part." + table.name;
     sqlite3_stmt* s = nullptr;
     REQUIRE(sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
     bool rowData = false, column = false, emptyOnly = false;
