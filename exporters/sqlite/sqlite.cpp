@@ -89,8 +89,8 @@ SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::st
   result.error = writeFileSafelyAt(
       path,
       [&](const std::string& tmpPath) {
-        return threads > 1 ? writeSqliteParts(sources, tmpPath, path, threads, result.rows)
-                           : writeDatabase(sources, tmpPath, path, result.rows);
+        return threads >= kSqlitePartThreads ? writeSqliteParts(sources, tmpPath, path, threads, result.rows)
+                                             : writeDatabase(sources, tmpPath, path, result.rows);
       },
       overwrite);
   return result;

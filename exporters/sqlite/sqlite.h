@@ -10,8 +10,9 @@
 //
 // Speed: one transaction, prepared statements, no journal, indexes built
 // after the rows (bench/sqlite_bench measures rows per second). With
-// several writer threads the large tables are written at once, each into a
-// database of its own, and copied in (sqlite_parts.h): the same rows.
+// several writer threads (4 or more) the large tables are written in pieces
+// at once, each into a database of its own, and copied in (sqlite_parts.h):
+// the same rows.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,8 @@ struct SqliteResult {
 
 // Writes the database of `sources` to `path`, safely (core/file_output.h):
 // an existing file is replaced only with `overwrite`. `threads` write it
-// (0: writerThreads()); whatever their number, the tables hold the same rows.
+// (0: writerThreads(); in pieces from kSqlitePartThreads on); whatever their
+// number, the tables hold the same rows.
 SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::string& path, bool overwrite,
                          unsigned threads = 0);
 

@@ -31,6 +31,12 @@
 
 namespace cuptitrace {
 
+// The fewest threads that write the database in pieces: the pieces cost
+// their copy into it and a second write of their rows into the page cache,
+// which 2 or 3 threads do not win back (on 2 shared cores they made the
+// launch loop's database 0.55 to 1.5 times as fast, most often slower).
+inline constexpr unsigned kSqlitePartThreads = 4;
+
 // Where the tables are cut: a table of fewer rows than `partRows` is
 // written into the output directly (a database of its own and the copy
 // would cost more than they save); a larger one is written in pieces of
