@@ -9,12 +9,10 @@
 #include <vector>
 
 #include "core/file_output.h"
-#include "core/gpu_metrics.h"
 #include "exporters/sqlite/sqlite.h"
 #include "exporters/sqlite/sqlite_parts.h"
 #include "exporters/sqlite/sqlite_schema.h"
-#include "memory_fixture.h"
-#include "openacc_fixture.h"
+#include "every_kind_fixture.h"
 #include "sqlite_query.h"
 #include "temp_dir.h"
 #include "trace_fixture.h"
@@ -26,37 +24,6 @@ using testing::TempDir;
 using testing::sqlite::query;
 using testing::sqlite::contents;
 using testing::sqlite::Rows;
-
-// Every kind the database has a table for, launches of names that need
-// quoting and hold unicode, some kernels in graphs, a few thousand rows.
-void fillAllKinds(Trace& t, uint32_t launches, uint64_t shift) {
-  testing::fillSampleTrace(t);
-  testing::openAccTrace(t);
-  const uint64_t b = t.meta.baseTimestampNs + shift;
-  const char* names[] = {"_Z1av", "kernel \"q\", \xC3\xA9\xE2\x9C\x93", "_ZN7project6kernelIfLi256EEEvPKT_PS1_i",
-                         "bad \xFF utf8"};
-  for (uint32_t i = 0; i < launches; ++i) {
-    const uint64_t at = b + 10'000 + i * 1000ull;
-    testing::addApi(t, at, at + 300, 100 + i, 4242 + i % 3, i % 2 ? ApiDomain::Driver : ApiDomain::Runtime,
-                    i % 5 ? "cudaLaunchKernel" : "cuLaunchKernel");
-    testing::addKernel(t, at + 400, at + 900, 100 + i, 7 + i % 3, names[i % 4]);
-    if (i % 7 == 0) testing::addNvtx(t, NvtxType::PushPop, at, at + 950, names[(i / 7) % 4], 4242);
-    if (i % 11 == 0) testing::addGraphKernel(t, at + 400, at + 900, 9, i, 100 + i);
-    if (i % 13 == 0) testing::addApi(t, at, at + 50, "read", 0, ApiDomain::Osrt);
-    if (i % 17 == 0) testing::addAllocation(t, at, 0x7f00 + i, 4096, 0, MemoryKind::Device, 100 + i);
-    if (i % 19 == 0) testing::addUvm(t, i % 2 ? UvmKind::BytesHtoD : UvmKind::GpuPageFault, at, at + 10, 4096, 0);
-  }
-  const StringId set =
-      t.strings.intern(encodeGpuMetricSet({describeGpuMetric("gr__cycles_active.avg.pct_of_peak_sustained_elapsed")}));
-  for (uint32_t i = 0; i < 50; ++i) {
-    GpuMetricRecord r{};
-    r.start = b + i * 100'000ull;
-    r.end = r.start + 100'000;
-    r.metricSet = set;
-    r.values[0] = static_cast<float>(i % 100);
-    t.store.add(r);
-  }
-}
 
 size_t rowCount(const std::vector<Rows>& c) {
   size_t n = 0;
@@ -84,8 +51,8 @@ size_t filesIn(const TempDir& dir) {
 TEST_CASE("sqlite output by several threads holds the rows one thread writes", "[sqlite][parallel]") {
   const TempDir dir;
   Trace a, b, c;
-  fillAllKinds(a, 5000, 0);
-  fillAllKinds(b, 500, 7'000'000);
+  testing::fillEveryKind(a, 5000);
+  testing::fillEveryKind(b, 500, 7'000'000);
   b.meta.pid = 5151;
   // Kernels and their calls alone: most tables (some indexed) empty.
   testing::initTrace(c);
