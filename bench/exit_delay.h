@@ -3,6 +3,7 @@
 // with CUPTITRACE_WRITER_THREADS=1 and with every usable core, the two runs
 // of each round back to back so that the ratio is paired. Prints seconds per
 // million records for each, and their ratio; the files are removed after.
+// `only` names one format to time alone ("" for all).
 #pragma once
 
 #include <unistd.h>
@@ -21,7 +22,7 @@
 
 namespace cuptitrace::bench {
 
-inline int exitDelay(const Trace& trace, const std::string& dir, int repeat) {
+inline int exitDelay(const Trace& trace, const std::string& dir, int repeat, const std::string& only = "") {
   struct Format {
     const char* name;
     uint32_t mask;
@@ -39,6 +40,7 @@ inline int exitDelay(const Trace& trace, const std::string& dir, int repeat) {
   const std::string prefix = dir + "/exit_delay";
   int failed = 0;
   for (const Format& f : formats) {
+    if (!only.empty() && only != f.name) continue;
     std::vector<double> one, all;
     for (int r = 0; r < repeat; ++r) {
       for (const bool serial : {true, false}) {

@@ -5,7 +5,7 @@
 // shapes, durations of a few microseconds.
 //
 //   export_bench [--pairs N] [--seed S] [--repeat R] [--out DIR]
-//   export_bench --exit DIR [--pairs N] [--repeat R]
+//   export_bench --exit DIR [--pairs N] [--repeat R] [--format F]
 //   export_bench --native PATH [--pairs N] [--seed S]
 //
 // Prints, for Chrome JSON, Perfetto protobuf and json.gz (the JSON through
@@ -24,7 +24,8 @@
 // (bench/exit_delay.h): each format written into files under DIR as at exit
 // (exportAll), with one writer thread and with all the cores, paired; the
 // store held within the default CUPTITRACE_MAX_MEMORY, the rest spilled
-// into DIR, as in a traced program.
+// into DIR, as in a traced program. --format F times that format alone
+// (native, pftrace, json, sqlite or csv).
 #include <time.h>
 
 #include <chrono>
@@ -189,7 +190,7 @@ Run measure(int repeat, const std::function<uint64_t(std::ostream&)>& write) {
 int main(int argc, char** argv) {
   uint64_t pairs = 1'000'000, seed = 1;
   int repeat = 3;
-  std::string outDir, exitDir, nativePath;
+  std::string outDir, exitDir, nativePath, onlyFormat;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--pairs") == 0)
       pairs = std::strtoull(argv[i + 1], nullptr, 10);
@@ -203,6 +204,8 @@ int main(int argc, char** argv) {
       exitDir = argv[i + 1];
     else if (std::strcmp(argv[i], "--native") == 0)
       nativePath = argv[i + 1];
+    else if (std::strcmp(argv[i], "--format") == 0)
+      onlyFormat = argv[i + 1];
   }
   Trace trace;
   if (!exitDir.empty()) {
@@ -211,7 +214,7 @@ int main(int argc, char** argv) {
     trace.store.setMaxBytes(Config{}.maxMemory);
     enableSpillJournal(trace, exitDir + "/export_bench.spill", SpillMode::Auto);
     fill(trace, pairs, seed);
-    const int status = cuptitrace::bench::exitDelay(trace, exitDir, repeat);
+    const int status = cuptitrace::bench::exitDelay(trace, exitDir, repeat, onlyFormat);
     ::unlink((exitDir + "/export_bench.spill").c_str());
     return status;
   }

@@ -464,8 +464,9 @@ const std::vector<ConfigVar>& configTable() {
        "auto or 0 (the cores the process may use: its CPU affinity and cgroup CPU quota), or a whole number "
        "from 1 to 256",
        "Threads that write the outputs at exit and in `cuptitrace convert` and `merge`: the files at once, "
-       "each JSON window in pieces, a thread for the write calls; 1 writes on one thread. The files are the "
-       "same whatever the number.",
+       "each JSON window and large CSV table in pieces, the SQLite database's large tables in pieces from 4 "
+       "threads on, a thread for the write calls; 1 writes on one thread. The files are the same whatever the "
+       "number (the SQLite database: the same rows, not the same pages).",
        applyWriterThreads},
       {"CUPTITRACE_SYNC", "bool", "0", "1, true, yes, on, 0, false, no, off",
        "1: each output file reaches the disk (fsync) before it gets its name, so it survives a power loss "

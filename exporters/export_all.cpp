@@ -102,7 +102,7 @@ void addTimelines(const Trace& trace, const Trace& whole, uint32_t formats, cons
       const bool mainKind = kind <= RecordKind::Nvtx;
       if (csvColumns(kind).empty() || (!mainKind && whole.store.count(kind) == 0)) continue;
       addFile(tasks, prefix + "." + csvTableName(kind) + ".csv",
-              [&trace, kind](std::ostream& out) { writeCsvTable(trace, kind, out); }, overwrite);
+              [&trace, kind](std::ostream& out) { writeCsvTable(trace, kind, out, writerThreads()); }, overwrite);
     }
   }
 }

@@ -18,48 +18,83 @@
 // read from record_args.h through csv_args.h.
 #include "exporters/csv/csv.h"
 
+#include <string>
+#include <vector>
+
+#include "core/ordered_work.h"
 #include "exporters/csv/csv_tables.h"
 #include "exporters/csv/csv_writer.h"
 
 namespace cuptitrace {
+namespace {
 
-void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out) {
-  const auto& columns = csvColumns(kind);
-  if (columns.empty()) return;
-  CsvWriter w(out, columns.size());
-  w.header(columns);
+// The row writer of `kind`'s table (csv_tables.h).
+CsvRows csvRows(const Trace& trace, RecordKind kind) {
   switch (kind) {
     case RecordKind::Kernel:
-      return writeCsvKernels(trace, w);
+      return csvKernelRows(trace);
     case RecordKind::Memcpy:
-      return writeCsvMemcpy(trace, w);
+      return csvMemcpyRows(trace);
     case RecordKind::Memset:
-      return writeCsvMemset(trace, w);
+      return csvMemsetRows(trace);
     case RecordKind::Api:
-      return writeCsvApi(trace, w);
+      return csvApiRows(trace);
     case RecordKind::Nvtx:
-      return writeCsvNvtx(trace, w);
+      return csvNvtxRows(trace);
     case RecordKind::Sync:
-      return writeCsvSync(trace, w);
+      return csvSyncRows(trace);
     case RecordKind::Overhead:
-      return writeCsvOverhead(trace, w);
+      return csvOverheadRows(trace);
     case RecordKind::Memory:
-      return writeCsvMemory(trace, w);
+      return csvMemoryRows(trace);
     case RecordKind::MemoryPool:
-      return writeCsvMemoryPool(trace, w);
+      return csvMemoryPoolRows(trace);
     case RecordKind::Uvm:
-      return writeCsvUvm(trace, w);
+      return csvUvmRows(trace);
     case RecordKind::Graph:
-      return writeCsvGraphs(trace, w);
+      return csvGraphRows(trace);
     case RecordKind::ExternalId:
-      return writeCsvExternalIds(trace, w);
+      return csvExternalIdRows(trace);
     case RecordKind::OpenAcc:
-      return writeCsvOpenAcc(trace, w);
+      return csvOpenAccRows(trace);
     case RecordKind::GpuMetric:
-      return writeCsvGpuMetrics(trace, w);
+      return csvGpuMetricRows(trace);
     case RecordKind::Count:
       break;
   }
+  return [](CsvWriter&, size_t, size_t) {};
+}
+
+}  // namespace
+
+void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out, unsigned threads, size_t pieceRecords) {
+  const auto& columns = csvColumns(kind);
+  if (columns.empty()) return;
+  if (pieceRecords == 0) pieceRecords = 1;
+  const size_t records = trace.store.count(kind);
+  const size_t pieces = (records + pieceRecords - 1) / pieceRecords;
+  if (threads <= 1 || pieces <= 1) {
+    CsvWriter w(out, columns.size());
+    w.header(columns);
+    csvRows(trace, kind)(w, 0, SIZE_MAX);
+    return;
+  }
+  {
+    CsvWriter w(out, columns.size());
+    w.header(columns);
+  }
+  // Each thread its own row writer, made on its first piece; the pieces'
+  // text to the stream in order.
+  std::vector<CsvRows> rows(threads);
+  runInOrder<std::string>(
+      pieces, threads, 2 * size_t{threads},
+      [&](unsigned worker, size_t i, std::string& text) {
+        text.clear();
+        if (!rows[worker]) rows[worker] = csvRows(trace, kind);
+        CsvWriter w(text, columns.size());
+        rows[worker](w, i * pieceRecords, i + 1 == pieces ? SIZE_MAX : (i + 1) * pieceRecords);
+      },
+      [&](size_t, std::string& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
 }
 
 }  // namespace cuptitrace

@@ -4,6 +4,7 @@
 // argument columns between them.
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,37 +30,45 @@ void writePlace(CsvWriter& w, const Record& r) {
 
 }  // namespace
 
-void writeCsvKernels(const Trace& trace, CsvWriter& w) {
+CsvRows csvKernelRows(const Trace& trace) {
   // Demangled names by string id: a trace repeats a few names millions of
   // times, so each is looked up once.
-  DemangleCache demangler;
-  std::vector<const std::string*> demangled(trace.strings.size(), nullptr);
-  CsvArgRow args(trace, csvTableColumns(RecordKind::Kernel));
-  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
-    const std::string_view mangled = trace.strings.get(k.name);
-    const std::string* name = k.name < demangled.size() ? demangled[k.name] : nullptr;
-    if (name == nullptr) {
-      name = &demangler.get(mangled);
-      if (k.name < demangled.size()) demangled[k.name] = name;
-    }
-    args.next();
-    kernelArgs(k, args);
-    writePlace(w, k);
-    args.fill(w);  // correlation_id
-    w.text(*name);
-    w.text(mangled);
-    args.fill(w);  // grid_x ... launch_type
-    w.integer(k.isDeviceLaunched);
-    args.fill(
-        w);  // external_id, scope, and an NCCL kernel's collective: empty for every other kernel
-    w.endRow();
-  });
+  struct Shared {
+    explicit Shared(const Trace& t)
+        : demangled(t.strings.size(), nullptr), args(t, csvTableColumns(RecordKind::Kernel)) {}
+    DemangleCache demangler;
+    std::vector<const std::string*> demangled;
+    CsvArgRow args;
+  };
+  auto shared = std::make_shared<Shared>(trace);
+  return [&trace, shared](CsvWriter& w, size_t first, size_t end) {
+    DemangleCache& demangler = shared->demangler;
+    std::vector<const std::string*>& demangled = shared->demangled;
+    CsvArgRow& args = shared->args;
+    forEachIn(trace.store.records<KernelRecord>(), first, end, [&](const KernelRecord& k) {
+      const std::string_view mangled = trace.strings.get(k.name);
+      const std::string* name = k.name < demangled.size() ? demangled[k.name] : nullptr;
+      if (name == nullptr) {
+        name = &demangler.get(mangled);
+        if (k.name < demangled.size()) demangled[k.name] = name;
+      }
+      args.next();
+      kernelArgs(k, args);
+      writePlace(w, k);
+      args.fill(w);  // correlation_id
+      w.text(*name);
+      w.text(mangled);
+      args.fill(w);  // grid_x ... launch_type
+      w.integer(k.isDeviceLaunched);
+      args.fill(
+          w);  // external_id, scope, and an NCCL kernel's collective: empty for every other kernel
+      w.endRow();
+    });
+  };
 }
 
-void writeCsvMemcpy(const Trace& trace, CsvWriter& w) {
-  CsvArgRow args(trace, csvTableColumns(RecordKind::Memcpy));
-  trace.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& m) {
-    args.next();
+CsvRows csvMemcpyRows(const Trace& trace) {
+  return csvArgRows<MemcpyRecord>(trace, RecordKind::Memcpy, [](CsvArgRow& args, CsvWriter& w, const MemcpyRecord& m) {
     memcpyArgs(m, args);
     writePlace(w, m);
     args.fill(w);  // correlation_id ... async
@@ -70,10 +79,8 @@ void writeCsvMemcpy(const Trace& trace, CsvWriter& w) {
   });
 }
 
-void writeCsvMemset(const Trace& trace, CsvWriter& w) {
-  CsvArgRow args(trace, csvTableColumns(RecordKind::Memset));
-  trace.store.records<MemsetRecord>().forEach([&](const MemsetRecord& m) {
-    args.next();
+CsvRows csvMemsetRows(const Trace& trace) {
+  return csvArgRows<MemsetRecord>(trace, RecordKind::Memset, [](CsvArgRow& args, CsvWriter& w, const MemsetRecord& m) {
     memsetArgs(m, args);
     writePlace(w, m);
     args.fill(w);  // correlation_id ... graph_node_id
@@ -81,10 +88,8 @@ void writeCsvMemset(const Trace& trace, CsvWriter& w) {
   });
 }
 
-void writeCsvGraphs(const Trace& trace, CsvWriter& w) {
-  CsvArgRow args(trace, csvTableColumns(RecordKind::Graph));
-  trace.store.records<GraphRecord>().forEach([&](const GraphRecord& g) {
-    args.next();
+CsvRows csvGraphRows(const Trace& trace) {
+  return csvArgRows<GraphRecord>(trace, RecordKind::Graph, [](CsvArgRow& args, CsvWriter& w, const GraphRecord& g) {
     graphLaunchArgs(g, args);
     writePlace(w, g);
     args.fill(w);  // correlation_id, graph_id
@@ -93,10 +98,8 @@ void writeCsvGraphs(const Trace& trace, CsvWriter& w) {
   });
 }
 
-void writeCsvSync(const Trace& trace, CsvWriter& w) {
-  CsvArgRow args(trace, csvTableColumns(RecordKind::Sync));
-  trace.store.records<SyncRecord>().forEach([&](const SyncRecord& s) {
-    args.next();
+CsvRows csvSyncRows(const Trace& trace) {
+  return csvArgRows<SyncRecord>(trace, RecordKind::Sync, [](CsvArgRow& args, CsvWriter& w, const SyncRecord& s) {
     syncArgs(s, args);
     w.text(syncTypeName(static_cast<SyncType>(s.type)));
     w.times(s.start, s.end);
@@ -106,23 +109,26 @@ void writeCsvSync(const Trace& trace, CsvWriter& w) {
   });
 }
 
-void writeCsvGpuMetrics(const Trace& trace, CsvWriter& w) {
-  std::map<StringId, std::vector<GpuMetric>> sets;
-  trace.store.records<GpuMetricRecord>().forEach([&](const GpuMetricRecord& r) {
-    auto it = sets.find(r.metricSet);
-    if (it == sets.end()) it = sets.emplace(r.metricSet, decodeGpuMetricSet(trace.strings.get(r.metricSet))).first;
-    const std::vector<GpuMetric>& metrics = it->second;
-    for (size_t i = 0; i < metrics.size() && i < static_cast<size_t>(kGpuMetricSlots); ++i) {
-      w.integer(r.start);
-      w.integer(r.end);
-      w.integer(r.deviceId);
-      w.text(metrics[i].name);
-      w.text(metrics[i].displayName());
-      if (std::isnan(r.values[i])) w.text("");
-      else w.number(static_cast<double>(r.values[i]));
-      w.endRow();
-    }
-  });
+CsvRows csvGpuMetricRows(const Trace& trace) {
+  return [&trace, shared = std::make_shared<std::map<StringId, std::vector<GpuMetric>>>()](
+             CsvWriter& w, size_t first, size_t end) {
+    auto& sets = *shared;
+    forEachIn(trace.store.records<GpuMetricRecord>(), first, end, [&](const GpuMetricRecord& r) {
+      auto it = sets.find(r.metricSet);
+      if (it == sets.end()) it = sets.emplace(r.metricSet, decodeGpuMetricSet(trace.strings.get(r.metricSet))).first;
+      const std::vector<GpuMetric>& metrics = it->second;
+      for (size_t i = 0; i < metrics.size() && i < static_cast<size_t>(kGpuMetricSlots); ++i) {
+        w.integer(r.start);
+        w.integer(r.end);
+        w.integer(r.deviceId);
+        w.text(metrics[i].name);
+        w.text(metrics[i].displayName());
+        if (std::isnan(r.values[i])) w.text("");
+        else w.number(static_cast<double>(r.values[i]));
+        w.endRow();
+      }
+    });
+  };
 }
 
 }  // namespace cuptitrace

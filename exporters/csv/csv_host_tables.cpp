@@ -2,6 +2,7 @@
 // CUPTI's overhead, external ids, OpenACC events. Their argument columns
 // come from record_args.h (csv_args.h); each row writes its own columns and
 // fills the argument columns between them.
+#include <memory>
 #include <string_view>
 
 #include "core/api_set.h"
@@ -36,15 +37,15 @@ const char* payloadTypeName(uint8_t type) {
 
 }  // namespace
 
-void writeCsvApi(const Trace& trace, CsvWriter& w) {
-  const ApiSets sets = recordedApiSets(trace);
-  const auto setOf = [&](uint8_t domain) -> const char* {
-    if (!sets.known) return "";
-    if (domain == static_cast<uint8_t>(ApiDomain::Runtime)) return apiSetName(sets.runtime);
-    if (domain == static_cast<uint8_t>(ApiDomain::Driver)) return apiSetName(sets.driver);
-    return "";  // osrt calls are chosen by CUPTITRACE_OSRT_THRESHOLD
+CsvRows csvApiRows(const Trace& trace) {
+  return [&trace, sets = recordedApiSets(trace)](CsvWriter& w, size_t first, size_t end) {
+    const auto setOf = [&](uint8_t domain) -> const char* {
+      if (!sets.known) return "";
+      if (domain == static_cast<uint8_t>(ApiDomain::Runtime)) return apiSetName(sets.runtime);
+      if (domain == static_cast<uint8_t>(ApiDomain::Driver)) return apiSetName(sets.driver);
+      return "";  // osrt calls are chosen by CUPTITRACE_OSRT_THRESHOLD
   };
-  trace.store.records<ApiRecord>().forEach([&](const ApiRecord& a) {
+  forEachIn(trace.store.records<ApiRecord>(), first, end, [&](const ApiRecord& a) {
     w.times(a.start, a.end);
     w.text(apiDomainName(a.domain));
     w.text(trace.strings.get(a.name));
@@ -55,12 +56,11 @@ void writeCsvApi(const Trace& trace, CsvWriter& w) {
     w.text(setOf(a.domain));
     w.endRow();
   });
+  };
 }
 
-void writeCsvNvtx(const Trace& trace, CsvWriter& w) {
-  CsvArgRow args(trace, csvTableColumns(RecordKind::Nvtx));
-  trace.store.records<NvtxRecord>().forEach([&](const NvtxRecord& n) {
-    args.next();
+CsvRows csvNvtxRows(const Trace& trace) {
+  return csvArgRows<NvtxRecord>(trace, RecordKind::Nvtx, [&trace](CsvArgRow& args, CsvWriter& w, const NvtxRecord& n) {
     nvtxArgs(n, false, args);
     w.text(nvtxTypeName(static_cast<NvtxType>(n.type)));
     w.times(n.start, n.end);
@@ -78,10 +78,9 @@ void writeCsvNvtx(const Trace& trace, CsvWriter& w) {
   });
 }
 
-void writeCsvOverhead(const Trace& trace, CsvWriter& w) {
-  CsvArgRow args(trace, csvTableColumns(RecordKind::Overhead));
-  trace.store.records<OverheadRecord>().forEach([&](const OverheadRecord& o) {
-    args.next();
+CsvRows csvOverheadRows(const Trace& trace) {
+  return csvArgRows<OverheadRecord>(trace, RecordKind::Overhead,
+                            [&trace](CsvArgRow& args, CsvWriter& w, const OverheadRecord& o) {
     overheadArgs(o, args);
     w.text(trace.strings.get(o.name));
     w.times(o.start, o.end);
@@ -92,23 +91,24 @@ void writeCsvOverhead(const Trace& trace, CsvWriter& w) {
 
 // One row per API call made while an id was pushed, per kind pushed; a
 // scope's row names it (from its range).
-void writeCsvExternalIds(const Trace& trace, CsvWriter& w) {
-  const ExternalIdIndex index(trace);
-  trace.store.records<ExternalIdRecord>().forEach([&](const ExternalIdRecord& r) {
-    w.integer(r.correlationId);
-    w.text(externalKindName(r.externalKind));
-    w.integer(r.externalId);
-    w.text(r.externalKind == static_cast<uint8_t>(ExternalKind::Scope) ? trace.strings.get(index.scopeName(r.externalId))
-                                                                       : std::string_view());
-    w.endRow();
-  });
+CsvRows csvExternalIdRows(const Trace& trace) {
+  return [&trace, shared = std::make_shared<ExternalIdIndex>(trace)](CsvWriter& w, size_t first, size_t end) {
+    const ExternalIdIndex& index = *shared;
+    forEachIn(trace.store.records<ExternalIdRecord>(), first, end, [&](const ExternalIdRecord& r) {
+      w.integer(r.correlationId);
+      w.text(externalKindName(r.externalKind));
+      w.integer(r.externalId);
+      const bool scope = r.externalKind == static_cast<uint8_t>(ExternalKind::Scope);
+      w.text(scope ? trace.strings.get(index.scopeName(r.externalId)) : std::string_view());
+      w.endRow();
+    });
+  };
 }
 
-void writeCsvOpenAcc(const Trace& trace, CsvWriter& w) {
-  CsvArgRow args(trace, csvTableColumns(RecordKind::OpenAcc));
-  trace.store.records<OpenAccRecord>().forEach([&](const OpenAccRecord& r) {
+CsvRows csvOpenAccRows(const Trace& trace) {
+  return csvArgRows<OpenAccRecord>(trace, RecordKind::OpenAcc,
+                            [&trace](CsvArgRow& args, CsvWriter& w, const OpenAccRecord& r) {
     const bool data = r.type == static_cast<uint8_t>(OpenAccType::Data);
-    args.next();
     openAccArgs(r, args);
     w.text(openAccTypeName(r.type));
     args.fill(w);  // event

@@ -4,8 +4,8 @@
 
 namespace cuptitrace {
 
-void writeCsvMemory(const Trace& trace, CsvWriter& w) {
-  trace.store.records<MemoryRecord>().forEach([&](const MemoryRecord& m) {
+CsvRows csvMemoryRows(const Trace& trace) {
+  return csvRowsOf<MemoryRecord>(trace, [](CsvWriter& w, const MemoryRecord& m) {
     w.integer(m.timestamp);
     w.text(memoryOpName(m.operation));
     w.integer(m.deviceId);
@@ -22,8 +22,8 @@ void writeCsvMemory(const Trace& trace, CsvWriter& w) {
   });
 }
 
-void writeCsvMemoryPool(const Trace& trace, CsvWriter& w) {
-  trace.store.records<MemoryPoolRecord>().forEach([&](const MemoryPoolRecord& p) {
+CsvRows csvMemoryPoolRows(const Trace& trace) {
+  return csvRowsOf<MemoryPoolRecord>(trace, [](CsvWriter& w, const MemoryPoolRecord& p) {
     w.integer(p.timestamp);
     w.text(poolOpName(p.operation));
     w.integer(p.deviceId);
@@ -43,8 +43,8 @@ void writeCsvMemoryPool(const Trace& trace, CsvWriter& w) {
   });
 }
 
-void writeCsvUvm(const Trace& trace, CsvWriter& w) {
-  trace.store.records<UvmRecord>().forEach([&](const UvmRecord& u) {
+CsvRows csvUvmRows(const Trace& trace) {
+  return csvRowsOf<UvmRecord>(trace, [](CsvWriter& w, const UvmRecord& u) {
     const auto kind = static_cast<UvmKind>(u.kind);
     const bool transfer =
         kind == UvmKind::BytesHtoD || kind == UvmKind::BytesDtoH || kind == UvmKind::BytesDtoD;

@@ -26,14 +26,21 @@ inline bool csvNeedsQuoting(std::string_view s) {
   return s.find_first_of(",\"\r\n") != std::string_view::npos;
 }
 
-// Formats rows into a buffer and hands it to the stream in blocks. Every
-// field ends with a comma; endRow() turns the last one into the line end.
+// Formats rows into a buffer and hands it to the stream in blocks, or
+// appends them all to a string (a piece of a table formatted by one of
+// several threads). Every field ends with a comma; endRow() turns the last
+// one into the line end.
 class CsvWriter {
  public:
-  CsvWriter(std::ostream& out, size_t columns) : out_(out), columns_(columns) {
+  CsvWriter(std::ostream& out, size_t columns) : out_(&out), columns_(columns) {
     buffer_.reserve(kCsvFlushBytes + 4096);
   }
-  ~CsvWriter() { flush(); }
+  // The rows are appended to `into`, there once the writer is gone.
+  CsvWriter(std::string& into, size_t columns) : into_(&into), columns_(columns) { buffer_.swap(into); }
+  ~CsvWriter() {
+    if (into_ != nullptr) into_->swap(buffer_);
+    else flush();
+  }
 
   template <typename Int>
   void integer(Int v) {
@@ -120,11 +127,13 @@ class CsvWriter {
     ++fields_;
   }
   void flush() {
-    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    if (out_ == nullptr) return;
+    out_->write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
     buffer_.clear();
   }
 
-  std::ostream& out_;
+  std::ostream* out_ = nullptr;   // or:
+  std::string* into_ = nullptr;   // where the rows go when the writer is gone
   std::string buffer_;
   size_t columns_;
   size_t fields_ = 0;

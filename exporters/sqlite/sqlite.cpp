@@ -2,14 +2,15 @@
 
 #include "core/version.h"
 #include "core/file_output.h"
+#include "core/writer_threads.h"
 #include "exporters/sqlite/sqlite_db.h"
+#include "exporters/sqlite/sqlite_parts.h"
 #include "exporters/sqlite/sqlite_schema.h"
 #include "exporters/sqlite/sqlite_tables.h"
 
 namespace cuptitrace {
-namespace {
 
-bool createTables(SqliteDb& db) {
+bool createSqliteTables(SqliteDb& db) {
   std::string sql;
   for (const SqliteTableSpec& t : sqliteTables())
     sql += std::string("CREATE TABLE ") + t.name + " (" + t.columns + ");\n";
@@ -30,7 +31,7 @@ bool createTables(SqliteDb& db) {
   return true;
 }
 
-bool writeExportInfo(SqliteDb& db) {
+bool writeSqliteExportInfo(SqliteDb& db) {
   SqliteStatement s(db, sqliteInsert("META_DATA_EXPORT", {"name", "value"}));
   const std::pair<const char*, const char*> rows[] = {
       {"EXPORT_PRODUCT_NAME", "cuptitrace"},
@@ -45,22 +46,31 @@ bool writeExportInfo(SqliteDb& db) {
   return true;
 }
 
+std::vector<SqliteTraceInput> sqliteInputs(const std::vector<SqliteSource>& sources) {
+  std::vector<SqliteTraceInput> inputs(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    SqliteTraceInput& in = inputs[i];
+    in.trace = sources[i].trace;
+    in.file = sources[i].file;
+    in.index = static_cast<uint32_t>(i);
+    // Several traces meet on wall-clock time; one keeps its own clock.
+    in.timeOffsetNs = sources.size() > 1 ? in.trace->meta.wallClockOffsetNs() : 0;
+  }
+  return inputs;
+}
+
+namespace {
+
 std::string writeDatabase(const std::vector<SqliteSource>& sources, const std::string& tmpPath,
                           const std::string& path, uint64_t& rows) {
   SqliteDb db;
-  bool ok = db.create(tmpPath) && db.exec("BEGIN") && createTables(db) && writeExportInfo(db);
+  bool ok = db.create(tmpPath) && db.exec("BEGIN") && createSqliteTables(db) && writeSqliteExportInfo(db);
   if (ok) {
     SqliteStrings strings(db);
     ok = strings.ok() && strings.id("") == 0;  // id 0 is the empty string, as our own tables have it
     std::vector<std::string> gpus;
-    for (size_t i = 0; ok && i < sources.size(); ++i) {
-      SqliteTraceInput in;
-      in.trace = sources[i].trace;
-      in.file = sources[i].file;
-      in.index = static_cast<uint32_t>(i);
-      // Several traces meet on wall-clock time; one keeps its own clock.
-      in.timeOffsetNs = sources.size() > 1 ? in.trace->meta.wallClockOffsetNs() : 0;
-      ok = writeSqliteInfo(db, strings, in, gpus, rows) && writeSqliteRecords(db, strings, in, rows);
+    for (const SqliteTraceInput& in : sqliteInputs(sources)) {
+      ok = ok && writeSqliteInfo(db, strings, in, gpus, rows) && writeSqliteRecords(db, strings, in, rows);
     }
   }
   for (size_t i = 0; ok && i < sqliteIndexes().size(); ++i) ok = db.exec(sqliteIndexes()[i]);
@@ -72,10 +82,16 @@ std::string writeDatabase(const std::vector<SqliteSource>& sources, const std::s
 
 }  // namespace
 
-SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::string& path, bool overwrite) {
+SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::string& path, bool overwrite,
+                         unsigned threads) {
   SqliteResult result;
+  if (threads == 0) threads = writerThreads();
   result.error = writeFileSafelyAt(
-      path, [&](const std::string& tmpPath) { return writeDatabase(sources, tmpPath, path, result.rows); },
+      path,
+      [&](const std::string& tmpPath) {
+        return threads >= kSqlitePartThreads ? writeSqliteParts(sources, tmpPath, path, threads, result.rows)
+                                             : writeDatabase(sources, tmpPath, path, result.rows);
+      },
       overwrite);
   return result;
 }

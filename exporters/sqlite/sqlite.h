@@ -9,7 +9,10 @@
 // tables do.
 //
 // Speed: one transaction, prepared statements, no journal, indexes built
-// after the rows (bench/sqlite_bench measures rows per second).
+// after the rows (bench/sqlite_bench measures rows per second). With
+// several writer threads (4 or more) the large tables are written in pieces
+// at once, each into a database of its own, and copied in (sqlite_parts.h):
+// the same rows.
 #pragma once
 
 #include <cstdint>
@@ -31,12 +34,15 @@ struct SqliteResult {
 };
 
 // Writes the database of `sources` to `path`, safely (core/file_output.h):
-// an existing file is replaced only with `overwrite`.
-SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::string& path, bool overwrite);
+// an existing file is replaced only with `overwrite`. `threads` write it
+// (0: writerThreads(); in pieces from kSqlitePartThreads on); whatever their
+// number, the tables hold the same rows.
+SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::string& path, bool overwrite,
+                         unsigned threads = 0);
 
 // One trace, on its own clock.
-inline SqliteResult writeSqlite(const Trace& trace, const std::string& path, bool overwrite) {
-  return writeSqlite(std::vector<SqliteSource>{{&trace, ""}}, path, overwrite);
+inline SqliteResult writeSqlite(const Trace& trace, const std::string& path, bool overwrite, unsigned threads = 0) {
+  return writeSqlite(std::vector<SqliteSource>{{&trace, ""}}, path, overwrite, threads);
 }
 
 }  // namespace cuptitrace

@@ -16,7 +16,9 @@
 
 namespace cuptitrace {
 
-bool writeSqliteGpuMetrics(SqliteDb& db, const SqliteTraceInput& in, uint64_t& rows) {
+bool writeSqliteGpuMetrics(SqliteDb& db, const SqliteTraceInput& in, uint64_t& rows, const SqliteRowFilter& filter) {
+  // The three tables are written together.
+  if (!filter.wants("GPU_METRICS")) return true;
   const Trace& trace = *in.trace;
   const GpuMetricTimeline t = gpuMetricTimeline(trace);
   if (t.tracks.empty()) return true;

@@ -9,10 +9,13 @@
 
 namespace cuptitrace {
 
-bool writeSqliteOpenAcc(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in, uint64_t& rows) {
+bool writeSqliteOpenAcc(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in, uint64_t& rows,
+                        const SqliteRowFilter& filter) {
   const Trace& t = *in.trace;
   const auto& records = t.store.records<OpenAccRecord>();
-  if (records.empty()) return true;
+  // The three tables are written together.
+  const bool write = filter.wants("CUPTI_ACTIVITY_KIND_OPENACC_DATA");
+  if (records.empty() || (!write && !filter.idsOnly)) return true;
   static constexpr std::initializer_list<const char*> kCommon = {
       "start", "end", "globalTid", "nameId", "eventKind", "parentConstruct", "version", "implicit",
       "deviceType", "deviceNumber", "threadId", "async", "asyncMap", "lineNo", "endLineNo", "funcLineNo",
@@ -30,6 +33,25 @@ bool writeSqliteOpenAcc(SqliteDb& db, SqliteStrings& strings, const SqliteTraceI
     for (size_t i = 0; i < kCommon.size() + extra.size(); ++i) values += i ? ", ?" : "?";
     return std::string("INSERT INTO ") + table + " (" + names + ") VALUES (" + values + ")";
   };
+  // The string columns' ids (-1: none, NULL), decided first: in the order of
+  // the columns, as the rows have always given them.
+  bool failed = false;
+  auto id = [&](std::string_view v) -> int64_t {
+    if (v.empty()) return -1;
+    const int64_t i = strings.id(v);
+    if (i < 0) failed = true;
+    return i;
+  };
+  if (!write) {
+    records.forEach([&](const OpenAccRecord& r) {
+      id(openAccEventName(r.eventKind));
+      id(t.strings.get(r.srcFile));
+      id(t.strings.get(r.funcName));
+      if (r.type == static_cast<uint8_t>(OpenAccType::Data)) id(t.strings.get(r.varName));
+      else if (r.type == static_cast<uint8_t>(OpenAccType::Launch)) id(t.strings.get(r.kernelName));
+    });
+    return !failed;
+  }
   SqliteStatement data(db, insert("CUPTI_ACTIVITY_KIND_OPENACC_DATA", {"bytes", "hostPtr", "devicePtr", "varName"}));
   SqliteStatement launch(db, insert("CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH",
                                     {"numGangs", "numWorkers", "vectorLength", "kernelName"}));
@@ -37,13 +59,10 @@ bool writeSqliteOpenAcc(SqliteDb& db, SqliteStrings& strings, const SqliteTraceI
   if (!data.ok() || !launch.ok() || !other.ok()) return false;
 
   const auto offset = static_cast<uint64_t>(in.timeOffsetNs);
-  // A string column: NULL for none, else its StringIds id (-1: the insert failed).
-  bool failed = false;
-  auto text = [&](SqliteStatement& s, int column, std::string_view v) {
-    if (v.empty()) return s.null(column);
-    const int64_t id = strings.id(v);
-    if (id < 0) failed = true;
-    s.integer(column, id);
+  // A string column: NULL for none, else its StringIds id.
+  auto text = [&](SqliteStatement& s, int column, int64_t v) {
+    if (v < 0) return s.null(column);
+    s.integer(column, v);
   };
   bool ok = true;
   records.forEach([&](const OpenAccRecord& r) {
@@ -51,13 +70,19 @@ bool writeSqliteOpenAcc(SqliteDb& db, SqliteStrings& strings, const SqliteTraceI
     SqliteStatement& s = r.type == static_cast<uint8_t>(OpenAccType::Data)     ? data
                          : r.type == static_cast<uint8_t>(OpenAccType::Launch) ? launch
                                                                                 : other;
+    const int64_t name = id(openAccEventName(r.eventKind));
+    const int64_t srcFile = id(t.strings.get(r.srcFile));
+    const int64_t funcName = id(t.strings.get(r.funcName));
+    const int64_t extra = &s == &data ? id(t.strings.get(r.varName))
+                          : &s == &launch ? id(t.strings.get(r.kernelName))
+                                          : -1;
     int c = 0;
     s.unsignedInteger(++c, r.start + offset);
     if (r.end != 0) s.unsignedInteger(++c, r.end + offset); else s.null(++c);
     // The thread's own process: CUPTI's process id, the trace's when it gives none.
     const uint32_t pid = r.cuProcessId != 0 ? r.cuProcessId : t.meta.pid;
     s.unsignedInteger(++c, sqliteGlobalTid(in.index, pid, r.cuThreadId));
-    text(s, ++c, openAccEventName(r.eventKind));
+    text(s, ++c, name);
     s.unsignedInteger(++c, r.eventKind);
     s.unsignedInteger(++c, r.parentConstruct);
     s.unsignedInteger(++c, r.version);
@@ -77,18 +102,18 @@ bool writeSqliteOpenAcc(SqliteDb& db, SqliteStrings& strings, const SqliteTraceI
     s.unsignedInteger(++c, r.cuProcessId);
     s.unsignedInteger(++c, r.cuThreadId);
     s.unsignedInteger(++c, r.externalId);
-    text(s, ++c, t.strings.get(r.srcFile));
-    text(s, ++c, t.strings.get(r.funcName));
+    text(s, ++c, srcFile);
+    text(s, ++c, funcName);
     if (&s == &data) {
       s.unsignedInteger(++c, r.bytes);
       s.unsignedInteger(++c, r.hostPtr);
       s.unsignedInteger(++c, r.devicePtr);
-      text(s, ++c, t.strings.get(r.varName));
+      text(s, ++c, extra);
     } else if (&s == &launch) {
       s.unsignedInteger(++c, r.numGangs);
       s.unsignedInteger(++c, r.numWorkers);
       s.unsignedInteger(++c, r.vectorLength);
-      text(s, ++c, t.strings.get(r.kernelName));
+      text(s, ++c, extra);
     }
     ok = !failed && s.step();
     if (ok) ++rows;

@@ -165,6 +165,19 @@ const std::vector<std::string>& sqliteIndexes() {
   return indexes;
 }
 
+std::string sqliteIndexTable(const std::string& createIndex) {
+  const size_t on = createIndex.find(" ON ");
+  if (on == std::string::npos) return {};
+  const size_t from = on + 4;
+  return createIndex.substr(from, createIndex.find(' ', from) - from);
+}
+
+const char* sqliteTableColumns(std::string_view name) {
+  for (const SqliteTableSpec& t : sqliteTables())
+    if (name == t.name) return t.columns;
+  return nullptr;
+}
+
 const std::vector<SqliteEnumTable>& sqliteEnums() {
   // Ids and labels as Nsight's exports have them. Most are CUPTI's own enum
   // values (copy kind, sync type, pool type, unified memory access and cause);

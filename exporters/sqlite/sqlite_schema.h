@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cuptitrace {
@@ -22,6 +23,10 @@ const std::vector<SqliteTableSpec>& sqliteTables();
 
 // Indexes built after the rows: on what the documented example queries join on.
 const std::vector<std::string>& sqliteIndexes();
+// The table one of those indexes is on.
+std::string sqliteIndexTable(const std::string& createIndex);
+// The column definitions of table `name` in sqliteTables(); nullptr for none.
+const char* sqliteTableColumns(std::string_view name);
 
 struct SqliteEnumRow {
   int id;

@@ -2,25 +2,27 @@
 // Systems' export; where our record lacks a value the column is NULL.
 #include "exporters/sqlite/sqlite_tables.h"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "core/demangle.h"
 #include "core/utf8.h"
+#include "exporters/record_range.h"
 #include "exporters/sqlite/sqlite_schema.h"
 
 namespace cuptitrace {
 namespace {
 
 
-// Calls f(record) for every record of a sequence, in order, until f returns false.
+// Calls f(record) for the records [first, end) of a sequence, in order,
+// until f returns false.
 template <typename T, typename F>
-bool each(const ChunkedVector<T>& records, F&& f) {
-  for (size_t c = 0; c < records.chunkCount(); ++c) {
-    const T* data = records.chunkData(c);
-    for (size_t i = 0, n = records.chunkSize(c); i < n; ++i)
-      if (!f(data[i])) return false;
-  }
-  return true;
+bool each(const ChunkedVector<T>& records, F&& f, size_t first = 0, size_t end = SIZE_MAX) {
+  bool ok = true;
+  forEachIn(records, first, end, [&](const T& r) { ok = ok && f(r); });
+  return ok;
 }
 
 // Binds one row's values in column order.
@@ -63,8 +65,8 @@ class Row {
 
 class RecordWriter {
  public:
-  RecordWriter(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in)
-      : db_(db), strings_(strings), in_(in), t_(*in.trace),
+  RecordWriter(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in, const SqliteRowFilter& filter)
+      : db_(db), strings_(strings), in_(in), f_(filter), t_(*in.trace),
         globalPid_(sqliteGlobalPid(in.index, t_.meta.pid)), stringIds_(t_.strings.size(), -1) {
     for (const auto& c : t_.contexts) contextDevice_[c.contextId] = c.deviceId;
   }
@@ -78,6 +80,11 @@ class RecordWriter {
 
  private:
   uint64_t time(uint64_t t) const { return t + static_cast<uint64_t>(in_.timeOffsetNs); }
+  // each() over the records of kind T the filter's piece holds.
+  template <typename T, typename F>
+  bool eachOf(F&& f) const {
+    return each(t_.store.records<T>(), std::forward<F>(f), f_.first, f_.end);
+  }
   // start, end: an end that is missing or before the start is NULL.
   Row& span(Row& row, uint64_t start, uint64_t end) {
     row.u(time(start));
@@ -102,65 +109,89 @@ class RecordWriter {
   }
 
   bool kernels() {
-    SqliteStatement s(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_KERNEL",
-                                        {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                                         "globalPid", "demangledName", "shortName", "mangledName", "launchType",
-                                         "registersPerThread", "gridX", "gridY", "gridZ", "blockX", "blockY",
-                                         "blockZ", "staticSharedMemory", "dynamicSharedMemory", "graphNodeId",
-                                         "graphId"}));
-    if (!s.ok()) return false;
+    const bool write = f_.wants("CUPTI_ACTIVITY_KIND_KERNEL"), ids = write || f_.idsOnly;
+    const bool nodes = f_.wants("CUPTITRACE_GRAPH_NODES");
+    if (!ids && !nodes) return true;
+    std::optional<SqliteStatement> s;
+    if (write) {
+      s.emplace(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_KERNEL",
+                                  {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                                   "globalPid", "demangledName", "shortName", "mangledName", "launchType",
+                                   "registersPerThread", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+                                   "staticSharedMemory", "dynamicSharedMemory", "graphNodeId", "graphId"}));
+      if (!s->ok()) return false;
+    }
     struct Names {
       int64_t demangled = -1, shortName = -1;
     };
-    std::vector<Names> names(t_.strings.size());
+    std::vector<Names> names(ids ? t_.strings.size() : 0);
     DemangleCache demangler;
-    return each(t_.store.records<KernelRecord>(), [&](const KernelRecord& k) {
-      Names fallback;
-      Names& n = k.name < names.size() ? names[k.name] : fallback;
-      if (n.demangled < 0) {
-        const std::string& full = demangler.get(t_.strings.get(k.name));
-        n.demangled = strings_.id(full);
-        n.shortName = strings_.id(kernelShortName(full));
+    return eachOf<KernelRecord>([&](const KernelRecord& k) {
+      if (ids) {
+        Names fallback;
+        Names& n = k.name < names.size() ? names[k.name] : fallback;
+        if (n.demangled < 0) {
+          const std::string& full = demangler.get(t_.strings.get(k.name));
+          n.demangled = strings_.id(full);
+          n.shortName = strings_.id(kernelShortName(full));
+        }
+        const int64_t mangled = sid(k.name);
+        if (write) {
+          Row row(*s);
+          span(row, k.start, k.end).u(k.deviceId).u(k.contextId).u(k.streamId).u(k.correlationId).u(globalPid_);
+          row.i(n.demangled).i(n.shortName).i(mangled).i(nsysLaunchType(k.launchType)).u(k.registersPerThread);
+          row.i(k.gridX).i(k.gridY).i(k.gridZ).u(k.blockX).u(k.blockY).u(k.blockZ);
+          row.i(k.staticSharedMemory).i(k.dynamicSharedMemory).opt(k.graphNodeId).opt(k.graphId);
+          if (!step(row)) return false;
+        }
       }
-      Row row(s);
-      span(row, k.start, k.end).u(k.deviceId).u(k.contextId).u(k.streamId).u(k.correlationId).u(globalPid_);
-      row.i(n.demangled).i(n.shortName).i(sid(k.name)).i(nsysLaunchType(k.launchType)).u(k.registersPerThread);
-      row.i(k.gridX).i(k.gridY).i(k.gridZ).u(k.blockX).u(k.blockY).u(k.blockZ);
-      row.i(k.staticSharedMemory).i(k.dynamicSharedMemory).opt(k.graphNodeId).opt(k.graphId);
-      if (!step(row)) return false;
-      graphNode("CUPTI_ACTIVITY_KIND_KERNEL", k.correlationId, k.start, k.graphId, k.graphNodeId);
+      if (nodes) graphNode("CUPTI_ACTIVITY_KIND_KERNEL", k.correlationId, k.start, k.graphId, k.graphNodeId);
       return true;
     });
   }
 
   bool memcpys() {
-    SqliteStatement s(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_MEMCPY",
-                                        {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                                         "globalPid", "bytes", "copyKind", "srcKind", "dstKind", "srcDeviceId",
-                                         "dstDeviceId", "graphNodeId"}));
-    if (!s.ok()) return false;
-    return each(t_.store.records<MemcpyRecord>(), [&](const MemcpyRecord& m) {
-      Row row(s);
-      span(row, m.start, m.end).u(m.deviceId).u(m.contextId).u(m.streamId).u(m.correlationId).u(globalPid_);
-      row.u(m.bytes).u(m.copyKind).memKind(m.srcKind).memKind(m.dstKind).u(m.srcDeviceId).u(m.dstDeviceId);
-      row.opt(m.graphNodeId);
-      if (!step(row)) return false;
-      graphNode("CUPTI_ACTIVITY_KIND_MEMCPY", m.correlationId, m.start, m.graphId, m.graphNodeId);
+    const bool write = f_.wants("CUPTI_ACTIVITY_KIND_MEMCPY"), nodes = f_.wants("CUPTITRACE_GRAPH_NODES");
+    if (!write && !nodes) return true;
+    std::optional<SqliteStatement> s;
+    if (write) {
+      s.emplace(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_MEMCPY",
+                                  {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                                   "globalPid", "bytes", "copyKind", "srcKind", "dstKind", "srcDeviceId",
+                                   "dstDeviceId", "graphNodeId"}));
+      if (!s->ok()) return false;
+    }
+    return eachOf<MemcpyRecord>([&](const MemcpyRecord& m) {
+      if (write) {
+        Row row(*s);
+        span(row, m.start, m.end).u(m.deviceId).u(m.contextId).u(m.streamId).u(m.correlationId).u(globalPid_);
+        row.u(m.bytes).u(m.copyKind).memKind(m.srcKind).memKind(m.dstKind).u(m.srcDeviceId).u(m.dstDeviceId);
+        row.opt(m.graphNodeId);
+        if (!step(row)) return false;
+      }
+      if (nodes) graphNode("CUPTI_ACTIVITY_KIND_MEMCPY", m.correlationId, m.start, m.graphId, m.graphNodeId);
       return true;
     });
   }
 
   bool memsets() {
-    SqliteStatement s(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_MEMSET",
-                                        {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
-                                         "globalPid", "value", "bytes", "graphNodeId", "memKind"}));
-    if (!s.ok()) return false;
-    return each(t_.store.records<MemsetRecord>(), [&](const MemsetRecord& m) {
-      Row row(s);
-      span(row, m.start, m.end).u(m.deviceId).u(m.contextId).u(m.streamId).u(m.correlationId).u(globalPid_);
-      row.u(m.value).u(m.bytes).opt(m.graphNodeId).memKind(m.memoryKind);
-      if (!step(row)) return false;
-      graphNode("CUPTI_ACTIVITY_KIND_MEMSET", m.correlationId, m.start, m.graphId, m.graphNodeId);
+    const bool write = f_.wants("CUPTI_ACTIVITY_KIND_MEMSET"), nodes = f_.wants("CUPTITRACE_GRAPH_NODES");
+    if (!write && !nodes) return true;
+    std::optional<SqliteStatement> s;
+    if (write) {
+      s.emplace(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_MEMSET",
+                                  {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
+                                   "globalPid", "value", "bytes", "graphNodeId", "memKind"}));
+      if (!s->ok()) return false;
+    }
+    return eachOf<MemsetRecord>([&](const MemsetRecord& m) {
+      if (write) {
+        Row row(*s);
+        span(row, m.start, m.end).u(m.deviceId).u(m.contextId).u(m.streamId).u(m.correlationId).u(globalPid_);
+        row.u(m.value).u(m.bytes).opt(m.graphNodeId).memKind(m.memoryKind);
+        if (!step(row)) return false;
+      }
+      if (nodes) graphNode("CUPTI_ACTIVITY_KIND_MEMSET", m.correlationId, m.start, m.graphId, m.graphNodeId);
       return true;
     });
   }
@@ -168,28 +199,41 @@ class RecordWriter {
   // Runtime and driver calls share Nsight's RUNTIME table, told apart by
   // eventClass; the C library calls (osrt) go to OSRT_API.
   bool apis() {
-    SqliteStatement cuda(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "end", "eventClass", "globalTid",
-                                                                          "correlationId", "nameId", "returnValue"}));
-    SqliteStatement osrt(db_, sqliteInsert("OSRT_API", {"start", "end", "eventClass", "globalTid", "nameId",
-                                                        "returnValue"}));
-    if (!cuda.ok() || !osrt.ok()) return false;
-    return each(t_.store.records<ApiRecord>(), [&](const ApiRecord& a) {
+    const bool cudaRows = f_.wants("CUPTI_ACTIVITY_KIND_RUNTIME"), osrtRows = f_.wants("OSRT_API");
+    if (!cudaRows && !osrtRows && !f_.idsOnly) return true;
+    std::optional<SqliteStatement> cuda, osrt;
+    if (cudaRows) {
+      cuda.emplace(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "end", "eventClass", "globalTid",
+                                                                    "correlationId", "nameId", "returnValue"}));
+      if (!cuda->ok()) return false;
+    }
+    if (osrtRows) {
+      osrt.emplace(db_, sqliteInsert("OSRT_API", {"start", "end", "eventClass", "globalTid", "nameId",
+                                                  "returnValue"}));
+      if (!osrt->ok()) return false;
+    }
+    return eachOf<ApiRecord>([&](const ApiRecord& a) {
       const auto domain = static_cast<ApiDomain>(a.domain);
-      if (domain == ApiDomain::Osrt) {
-        Row row(osrt);
-        span(row, a.start, a.end).i(kNsysClassOsrt).u(tid(a.threadId)).i(sid(a.name)).u(a.returnValue);
+      const bool isOsrt = domain == ApiDomain::Osrt;
+      if (!f_.idsOnly && !(isOsrt ? osrtRows : cudaRows)) return true;
+      const int64_t name = sid(a.name);
+      if (f_.idsOnly) return true;
+      if (isOsrt) {
+        Row row(*osrt);
+        span(row, a.start, a.end).i(kNsysClassOsrt).u(tid(a.threadId)).i(name).u(a.returnValue);
         if (!step(row)) return false;
         return true;
       }
-      Row row(cuda);
+      Row row(*cuda);
       span(row, a.start, a.end).i(domain == ApiDomain::Driver ? kNsysClassCudaDriver : kNsysClassCudaRuntime);
-      row.u(tid(a.threadId)).u(a.correlationId).i(sid(a.name)).u(a.returnValue);
+      row.u(tid(a.threadId)).u(a.correlationId).i(name).u(a.returnValue);
       if (!step(row)) return false;
       return true;
     });
   }
 
   bool nvtx() {
+    if (!f_.wants("NVTX_EVENTS")) return true;
     SqliteStatement s(db_, sqliteInsert("NVTX_EVENTS",
                                         {"start", "end", "eventType", "rangeId", "category", "color", "text",
                                          "globalTid", "endGlobalTid", "domainId", "uint64Value", "int64Value",
@@ -247,11 +291,12 @@ class RecordWriter {
   }
 
   bool syncs() {
+    if (!f_.wants("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")) return true;
     SqliteStatement s(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
                                         {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
                                          "globalPid", "syncType", "eventId"}));
     if (!s.ok()) return false;
-    return each(t_.store.records<SyncRecord>(), [&](const SyncRecord& y) {
+    return eachOf<SyncRecord>([&](const SyncRecord& y) {
       Row row(s);
       span(row, y.start, y.end);
       const auto device = contextDevice_.find(y.contextId);
@@ -264,25 +309,33 @@ class RecordWriter {
   }
 
   bool overheads() {
-    SqliteStatement s(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_OVERHEAD", {"start", "end", "globalTid", "nameId"}));
-    if (!s.ok()) return false;
-    return each(t_.store.records<OverheadRecord>(), [&](const OverheadRecord& o) {
-      Row row(s);
+    const bool write = f_.wants("CUPTI_ACTIVITY_KIND_OVERHEAD");
+    if (!write && !f_.idsOnly) return true;
+    std::optional<SqliteStatement> s;
+    if (write) {
+      s.emplace(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_OVERHEAD", {"start", "end", "globalTid", "nameId"}));
+      if (!s->ok()) return false;
+    }
+    return eachOf<OverheadRecord>([&](const OverheadRecord& o) {
+      const int64_t name = sid(o.name);
+      if (!write) return true;
+      Row row(*s);
       span(row, o.start, o.end);
       o.threadId != 0 ? row.u(tid(o.threadId)) : row.null();
-      row.i(sid(o.name));
+      row.i(name);
       if (!step(row)) return false;
       return true;
     });
   }
 
   bool memory() {
+    if (!f_.wants("CUDA_GPU_MEMORY_USAGE_EVENTS")) return true;
     SqliteStatement s(db_, sqliteInsert("CUDA_GPU_MEMORY_USAGE_EVENTS",
                                         {"start", "globalPid", "deviceId", "contextId", "address", "bytes", "memKind",
                                          "memoryOperationType", "correlationId", "streamId",
                                          "localMemoryPoolAddress", "importedMemoryPoolAddress"}));
     if (!s.ok()) return false;
-    return each(t_.store.records<MemoryRecord>(), [&](const MemoryRecord& m) {
+    return eachOf<MemoryRecord>([&](const MemoryRecord& m) {
       Row row(s);
       row.u(time(m.timestamp)).u(globalPid_).u(m.deviceId).u(m.contextId).u(m.address).u(m.bytes);
       row.memKind(m.memoryKind).u(m.operation).u(m.correlationId).opt(m.streamId, kNotApplicable);
@@ -294,12 +347,13 @@ class RecordWriter {
   }
 
   bool pools() {
+    if (!f_.wants("CUDA_GPU_MEMORY_POOL_EVENTS")) return true;
     SqliteStatement s(db_, sqliteInsert("CUDA_GPU_MEMORY_POOL_EVENTS",
                                         {"start", "globalPid", "deviceId", "address", "operationType", "poolType",
                                          "correlationId", "minBytesToKeep", "localMemoryPoolReleaseThreshold",
                                          "localMemoryPoolSize", "localMemoryPoolUtilizedSize"}));
     if (!s.ok()) return false;
-    return each(t_.store.records<MemoryPoolRecord>(), [&](const MemoryPoolRecord& p) {
+    return eachOf<MemoryPoolRecord>([&](const MemoryPoolRecord& p) {
       Row row(s);
       row.u(time(p.timestamp)).u(globalPid_).u(p.deviceId).u(p.address).i(nsysPoolOperation(p.operation));
       row.u(p.poolType);
@@ -314,39 +368,49 @@ class RecordWriter {
   // Migrations go where Nsight puts them (MEMCPY, copyKind "Unified ..."),
   // page faults to its fault tables, the rest to our own table.
   bool uvm() {
-    SqliteStatement copy(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_MEMCPY",
-                                           {"start", "end", "deviceId", "globalPid", "bytes", "copyKind",
-                                            "srcDeviceId", "dstDeviceId", "migrationCause", "virtualAddress"}));
-    SqliteStatement gpuFault(db_, sqliteInsert("CUDA_UM_GPU_PAGE_FAULT_EVENTS",
-                                               {"start", "end", "globalPid", "deviceId", "address",
-                                                "numberOfPageFaults", "faultAccessType"}));
-    SqliteStatement cpuFault(
-        db_, sqliteInsert("CUDA_UM_CPU_PAGE_FAULT_EVENTS", {"start", "globalPid", "address", "originalFaultPc"}));
-    SqliteStatement other(db_, sqliteInsert("CUPTITRACE_UVM_EVENTS",
-                                            {"globalPid", "kind", "start", "end", "deviceId", "srcId", "dstId",
-                                             "address", "value", "cause", "access"}));
-    if (!copy.ok() || !gpuFault.ok() || !cpuFault.ok() || !other.ok()) return false;
+    // Each table's statement only where its rows are wanted.
+    auto statement = [&](std::optional<SqliteStatement>& s, const char* table,
+                         std::initializer_list<const char*> columns) {
+      if (f_.wants(table)) s.emplace(db_, sqliteInsert(table, columns));
+      return !s || s->ok();
+    };
+    std::optional<SqliteStatement> copy, gpuFault, cpuFault, other;
+    if (!statement(copy, "CUPTI_ACTIVITY_KIND_MEMCPY",
+                   {"start", "end", "deviceId", "globalPid", "bytes", "copyKind", "srcDeviceId", "dstDeviceId",
+                    "migrationCause", "virtualAddress"}) ||
+        !statement(gpuFault, "CUDA_UM_GPU_PAGE_FAULT_EVENTS",
+                   {"start", "end", "globalPid", "deviceId", "address", "numberOfPageFaults", "faultAccessType"}) ||
+        !statement(cpuFault, "CUDA_UM_CPU_PAGE_FAULT_EVENTS", {"start", "globalPid", "address", "originalFaultPc"}) ||
+        !statement(other, "CUPTITRACE_UVM_EVENTS",
+                   {"globalPid", "kind", "start", "end", "deviceId", "srcId", "dstId", "address", "value", "cause",
+                    "access"}))
+      return false;
+    if (!copy && !gpuFault && !cpuFault && !other) return true;
     return each(t_.store.records<UvmRecord>(), [&](const UvmRecord& v) {
       const auto kind = static_cast<UvmKind>(v.kind);
       if (kind == UvmKind::BytesHtoD || kind == UvmKind::BytesDtoH || kind == UvmKind::BytesDtoD) {
+        if (!copy || !f_.last()) return true;
         const int copyKind = kind == UvmKind::BytesHtoD   ? kNsysCopyUnifiedHtoD
                              : kind == UvmKind::BytesDtoH ? kNsysCopyUnifiedDtoH
                                                           : kNsysCopyUnifiedDtoD;
-        Row row(copy);
+        Row row(*copy);
         span(row, v.start, v.end).opt(v.deviceId, kUvmNoDevice).u(globalPid_).u(v.value).i(copyKind);
         row.u(v.srcId).u(v.dstId).u(v.cause).u(v.address);
         if (!step(row)) return false;
       } else if (kind == UvmKind::GpuPageFault) {
-        Row row(gpuFault);
+        if (!gpuFault) return true;
+        Row row(*gpuFault);
         span(row, v.start, v.end).u(globalPid_).opt(v.deviceId, kUvmNoDevice).u(v.address).u(v.value);
         row.u(v.accessType);
         if (!step(row)) return false;
       } else if (kind == UvmKind::CpuPageFault) {
-        Row row(cpuFault);
+        if (!cpuFault) return true;
+        Row row(*cpuFault);
         row.u(time(v.start)).u(globalPid_).u(v.address).u(v.value);
         if (!step(row)) return false;
       } else {
-        Row row(other);
+        if (!other) return true;
+        Row row(*other);
         row.u(globalPid_).t(uvmKindName(v.kind));
         span(row, v.start, v.end).opt(v.deviceId, kUvmNoDevice).u(v.srcId).u(v.dstId).u(v.address).u(v.value);
         row.t(uvmCauseName(v.cause)).t(uvmAccessName(v.accessType));
@@ -357,11 +421,12 @@ class RecordWriter {
   }
 
   bool graphs() {
+    if (!f_.wants("CUPTI_ACTIVITY_KIND_GRAPH_TRACE")) return true;
     SqliteStatement s(db_, sqliteInsert("CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
                                         {"start", "end", "deviceId", "contextId", "streamId", "correlationId",
                                          "globalPid", "graphId"}));
     if (!s.ok()) return false;
-    return each(t_.store.records<GraphRecord>(), [&](const GraphRecord& g) {
+    return eachOf<GraphRecord>([&](const GraphRecord& g) {
       Row row(s);
       span(row, g.start, g.end).u(g.deviceId).u(g.contextId).u(g.streamId).u(g.correlationId).u(globalPid_);
       row.u(g.graphId);
@@ -371,10 +436,11 @@ class RecordWriter {
   }
 
   bool externalIds() {
+    if (!f_.wants("CUPTITRACE_EXTERNAL_IDS")) return true;
     SqliteStatement s(db_, sqliteInsert("CUPTITRACE_EXTERNAL_IDS",
                                         {"globalPid", "correlationId", "externalKind", "externalId"}));
     if (!s.ok()) return false;
-    return each(t_.store.records<ExternalIdRecord>(), [&](const ExternalIdRecord& e) {
+    return eachOf<ExternalIdRecord>([&](const ExternalIdRecord& e) {
       Row row(s);
       row.u(globalPid_).u(e.correlationId).u(e.externalKind).u(e.externalId);
       if (!step(row)) return false;
@@ -383,6 +449,7 @@ class RecordWriter {
   }
 
   bool graphNodes() {
+    if (!f_.wants("CUPTITRACE_GRAPH_NODES")) return true;
     SqliteStatement s(db_, sqliteInsert("CUPTITRACE_GRAPH_NODES", {"globalPid", "correlationId", "tableName",
                                                                    "start", "graphId", "graphNodeId"}));
     if (!s.ok()) return false;
@@ -405,6 +472,7 @@ class RecordWriter {
   SqliteDb& db_;
   SqliteStrings& strings_;
   const SqliteTraceInput& in_;
+  const SqliteRowFilter& f_;
   const Trace& t_;
   const uint64_t globalPid_;
   std::vector<int64_t> stringIds_;
@@ -417,9 +485,21 @@ class RecordWriter {
 
 SqliteStrings::SqliteStrings(SqliteDb& db) : insert_(db, "INSERT INTO StringIds (id, value) VALUES (?, ?)") {}
 
+bool SqliteRowFilter::wants(std::string_view table) const {
+  if (idsOnly) return false;
+  if (tables == nullptr) return true;
+  return std::any_of(tables->begin(), tables->end(), [&](const char* t) { return table == t; });
+}
+
 int64_t SqliteStrings::id(std::string_view s) {
   // Keyed by the text the table holds (invalid UTF-8 replaced, as every text
   // column is): two names that differ only in invalid bytes are one string.
+  if (frozen_) {
+    const auto it = ids_.find(isValidUtf8(s) ? std::string(s) : validUtf8(s));
+    if (it != ids_.end()) return it->second;
+    missed_.store(true, std::memory_order_relaxed);
+    return -1;
+  }
   auto [it, added] = ids_.emplace(isValidUtf8(s) ? std::string(s) : validUtf8(s),
                                   static_cast<int64_t>(ids_.size()));
   if (!added) return it->second;
@@ -469,9 +549,10 @@ std::string kernelShortName(std::string_view name) {
   return base.empty() ? std::string(name) : std::string(base);
 }
 
-bool writeSqliteRecords(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in, uint64_t& rows) {
-  return RecordWriter(db, strings, in).run(rows) && writeSqliteOpenAcc(db, strings, in, rows) &&
-         writeSqliteGpuMetrics(db, in, rows);
+bool writeSqliteRecords(SqliteDb& db, SqliteStrings& strings, const SqliteTraceInput& in, uint64_t& rows,
+                        const SqliteRowFilter& filter) {
+  return RecordWriter(db, strings, in, filter).run(rows) && writeSqliteOpenAcc(db, strings, in, rows, filter) &&
+         writeSqliteGpuMetrics(db, in, rows, filter);
 }
 
 }  // namespace cuptitrace

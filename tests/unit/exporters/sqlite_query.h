@@ -31,4 +31,17 @@ inline Rows query(const std::string& path, const std::string& sql) {
   return out;
 }
 
+// Every table's rows with their rowids, and the schema: what a database
+// written by any number of threads holds the same (its pages may differ, and
+// the order in which its indexes were made).
+inline std::vector<Rows> contents(const std::string& path) {
+  std::vector<Rows> all;
+  all.push_back(query(path, "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name"));
+  for (const auto& table : query(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")) {
+    all.push_back({{table[0]}});
+    all.push_back(query(path, "SELECT rowid, * FROM " + table[0] + " ORDER BY rowid"));
+  }
+  return all;
+}
+
 }  // namespace cuptitrace::testing::sqlite
