@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
   const Run json =
       measure(repeat, [&](std::ostream& o) { return writeChromeJson(trace, o, kDefaultWindowSlices, 1).events; });
   const Run proto =
-      measure(repeat, [&](std::ostream& o) { return writePerfettoProto(trace, o, kDefaultWindowSlices, 1).events; });
+      measure(repeat, [&](std::ostream& o) { return writePerfettoProto(trace, o).events; });
   // json.gz: the same JSON through the gzip stream (zlib), as CUPTITRACE_FORMAT=json.gz writes it.
   const Run gz = measure(repeat, [&](std::ostream& o) {
     GzipOStream z(o);
@@ -258,8 +258,8 @@ int main(int argc, char** argv) {
   std::printf("json.gz: %.1f times smaller than the JSON, %.0f MB of JSON compressed a second (CPU)\n",
               static_cast<double>(json.bytes) / static_cast<double>(gz.bytes),
               static_cast<double>(json.bytes) / gz.cpu / 1e6);
-  // The JSON and the .pftrace encoded by every usable core (the same
-  // bytes), by wall clock against one thread's wall clock: no disk in either.
+  // The JSON encoded by every usable core (the same bytes), by wall clock
+  // against one thread's wall clock: no disk in either.
   const unsigned cores = usableCores();
   if (cores > 1) {
     const Run many = measure(repeat, [&](std::ostream& o) {
@@ -267,15 +267,6 @@ int main(int argc, char** argv) {
     });
     std::printf("json on %u threads: %.2f M records/s by wall clock, %.2f times one thread's %.2f\n", cores,
                 records / many.seconds / 1e6, json.seconds / many.seconds, records / json.seconds / 1e6);
-    const Run pfMany = measure(repeat, [&](std::ostream& o) {
-      return writePerfettoProto(trace, o, kDefaultWindowSlices, cores).events;
-    });
-    // What stays on the calling thread (planning, layout, the merge) is the
-    // part that more cores do not shorten.
-    std::printf("pftrace on %u threads: %.2f M records/s by wall clock, %.2f times one thread's %.2f; "
-                "the calling thread's CPU %.3f s, %.0f%% of one thread's %.3f s\n",
-                cores, records / pfMany.seconds / 1e6, proto.seconds / pfMany.seconds, records / proto.seconds / 1e6,
-                pfMany.cpu, 100 * pfMany.cpu / proto.cpu, proto.cpu);
   }
 
   // What one kernel's X event takes in the JSON, arrow and arguments included

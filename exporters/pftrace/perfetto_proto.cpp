@@ -15,10 +15,7 @@
 //   pftrace_slices          each record kind's event and arguments (SliceWriter)
 //   pftrace_flows           the arrows: flow ids, flows in flight (FlowWriter, FlowCounter)
 //   pftrace_metadata        sequences' first packets, clocks, track descriptors, the description
-//   pftrace_chunks          on several threads: each round of a window's events encoded apart
-// This file merges the traces' events into one file: with several writer
-// threads, each trace's packets encoded ahead, a round of each window at a
-// time, the same bytes as one thread writes.
+// This file merges the traces' events into one file.
 //
 // Order. Events are written in wall-clock order across all tracks (and all
 // traces of a merged file): ends before instants before begins at equal
@@ -35,7 +32,6 @@
 #include <queue>
 #include <vector>
 
-#include "core/writer_threads.h"
 #include "exporters/gpu_metric_events.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/pftrace/pftrace_flows.h"
@@ -55,8 +51,7 @@ using pftrace::SourceWriter;
 
 // Writes every trace's header, then all their events in wall-clock order.
 PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std::ostream& out,
-                                  size_t windowSlices, unsigned threads) {
-  if (threads == 0) threads = writerThreads();
+                                  size_t windowSlices) {
   Output o(out);
   FlowIds flowIds;
   std::vector<std::unique_ptr<SourceWriter>> sources;
@@ -64,13 +59,10 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   uint32_t sequence = 1;
   std::vector<uint32_t> firstTrack;  // by source: its first global track index
   std::vector<uint32_t> sourceOf;    // by global track index
-  // The traces are written side by side: together they hold about windowSlices,
-  // and share the threads (each thread's encoder holds a trace's iids).
-  const size_t traces = std::max<size_t>(1, inputs.size());
-  const size_t perTrace = std::max<size_t>(1, windowSlices / traces);
-  threads = static_cast<unsigned>(std::max<size_t>(1, threads / traces));
+  // The traces are written side by side: together they hold about windowSlices.
+  const size_t perTrace = std::max<size_t>(1, windowSlices / std::max<size_t>(1, inputs.size()));
   for (const TimelineInput& in : inputs) {
-    sources.push_back(std::make_unique<SourceWriter>(in, o, flowIds, uuid, sequence, perTrace, threads));
+    sources.push_back(std::make_unique<SourceWriter>(in, o, flowIds, uuid, sequence, perTrace));
     SourceWriter& s = *sources.back();
     s.plan();
     uuid = s.endUuid();
@@ -186,14 +178,13 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
 
 }  // namespace
 
-PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out, size_t windowSlices,
-                                       unsigned threads) {
-  return writeTimeline({timelineInput(trace)}, out, windowSlices, threads);
+PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out, size_t windowSlices) {
+  return writeTimeline({timelineInput(trace)}, out, windowSlices);
 }
 
 PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs, std::ostream& out,
-                                       size_t windowSlices, unsigned threads) {
-  return writeTimeline(inputs, out, windowSlices, threads);
+                                       size_t windowSlices) {
+  return writeTimeline(inputs, out, windowSlices);
 }
 
 }  // namespace cuptitrace

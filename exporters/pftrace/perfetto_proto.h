@@ -27,18 +27,14 @@ struct PerfettoExportStats {
 // Writes `trace` as a Perfetto protobuf trace: a sequence of TracePackets.
 // Slices are laid out and written a window of start times at a time,
 // holding at most about `windowSlices` at once (slice_windows.h); the file
-// is the same whatever the windows. Each window's events are encoded by
-// `threads` threads (0: writerThreads(), core/writer_threads.h; 1: the
-// events encoded as they are merged), into buffers merged in order: the
-// bytes are the same whatever the number.
+// is the same whatever the windows.
 PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out,
-                                       size_t windowSlices = kDefaultWindowSlices, unsigned threads = 0);
+                                       size_t windowSlices = kDefaultWindowSlices);
 // Writes several traces as one timeline, each placed as its input says
 // (cuptitrace merge); on wall-clock time, each by its own clock offset.
-// The traces share `windowSlices` and the threads evenly (a trace given
-// fewer than two threads is encoded as it is merged).
+// The traces share `windowSlices` evenly.
 PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs,
                                        std::ostream& out,
-                                       size_t windowSlices = kDefaultWindowSlices, unsigned threads = 0);
+                                       size_t windowSlices = kDefaultWindowSlices);
 
 }  // namespace cuptitrace

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
-#include <vector>
 
 #include "exporters/pftrace/pftrace_interning.h"
 #include "exporters/pftrace/pftrace_wire.h"
@@ -18,19 +17,6 @@
 #include "timeline/track_layout.h"
 
 namespace cuptitrace::pftrace {
-
-// An event's arrows left for the merge to write (pftrace_chunks.h): the
-// flow ids depend on the order of every track's events. Its packet is
-// written without them: the timestamp and sequence fields (`head` bytes),
-// the TrackEvent's fields (the arrows go after the first `split` bytes),
-// then the interned data field; the merge puts the packet together.
-enum FlowKind : uint8_t { kNoFlow = 0, kFlowStart, kFlowOpenAcc, kFlowEnd };
-struct DeferredFlow {
-  FlowKind kind;
-  uint32_t arg;  // the correlation id, or the OpenACC event's external id
-  uint64_t ts;
-  uint32_t head, split, trackEvent;  // lengths: head, the TrackEvent's part before the arrows, all of it
-};
 
 class EventEncoder {
  public:
@@ -112,13 +98,6 @@ class EventEncoder {
     *p++ = tag[1];
     te_.setTail(putVarint(p, id));
   }
-  // Arrows left for the merge (DeferredFlow), once deferTo() was given where to note them.
-  void deferTo(std::vector<DeferredFlow>* flows) { deferred_ = flows; }
-  bool deferring() const { return deferred_ != nullptr; }
-  void deferFlow(FlowKind kind, uint32_t arg, uint64_t ts) {
-    flow_ = DeferredFlow{kind, arg, ts, 0, static_cast<uint32_t>(te_.size()), 0};
-  }
-
   // The lane track the events begun next name (TrackEvent.track_uuid); 0:
   // their sequence's track.
   void setLane(uint64_t trackUuid) { laneUuid_ = trackUuid; }
@@ -135,7 +114,6 @@ class EventEncoder {
     ProtoWriter& interned = interner_.entries();
     const uint64_t delta = ts - seq.lastTs;
     seq.lastTs = ts;
-    if (flow_.kind != kNoFlow) return finishDeferred(delta, seq.id, interned);
     const size_t teLen = te_.size();
     const size_t internedLen = interned.size();
     const size_t body = 1 + varintSize(delta) + 1 + varintSize(seq.id) + 1 + varintSize(teLen) +
@@ -151,31 +129,17 @@ class EventEncoder {
     p = putVarint(p, teLen);
     std::memcpy(p, te_.data(), teLen);
     p += teLen;
-    p = putInterned(p, interned);
+    if (internedLen != 0) {
+      *p++ = kTagInternedData;
+      p = putVarint(p, internedLen);
+      std::memcpy(p, interned.data(), internedLen);
+      p += internedLen;
+      interned.clear();
+    }
     b_.setTail(p);
     ++o_.stats.events;
     ++o_.stats.packets;
     o_.maybeFlush();
-  }
-
-  // The packet of an event with arrows left for the merge (DeferredFlow).
-  [[gnu::noinline]] void finishDeferred(uint64_t delta, uint32_t sequenceId, ProtoWriter& interned) {
-    const size_t teLen = te_.size();
-    const size_t internedLen = interned.size();
-    uint8_t* const start = b_.tail(2 + 20 + teLen + 1 + 10 + internedLen);
-    uint8_t* p = start;
-    *p++ = kTagTimestamp;
-    p = putVarint(p, delta);
-    *p++ = kTagSequenceId;
-    p = putVarint(p, sequenceId);
-    flow_.head = static_cast<uint32_t>(p - start);
-    flow_.trackEvent = static_cast<uint32_t>(teLen);
-    std::memcpy(p, te_.data(), teLen);
-    p += teLen;
-    p = putInterned(p, interned);
-    b_.setTail(p);
-    deferred_->push_back(flow_);
-    flow_.kind = kNoFlow;
   }
 
   // SLICE_END: timestamp, sequence, {type, and the lane's track_uuid when not 0}.
@@ -207,16 +171,6 @@ class EventEncoder {
   }
 
  private:
-  // The interned data field of the packet, if any: `interned`'s entries, then cleared.
-  static uint8_t* putInterned(uint8_t* p, ProtoWriter& interned) {
-    const size_t len = interned.size();
-    if (len == 0) return p;
-    *p++ = kTagInternedData;
-    p = putVarint(p, len);
-    std::memcpy(p, interned.data(), len);
-    interned.clear();
-    return p + len;
-  }
   // A scalar annotation is at most 2 + 17 bytes, so its length is one byte.
   static constexpr size_t kMaxScalarArg = 24;
   static uint8_t* annotationHead(uint8_t* p, uint32_t nameIid, size_t valueBytes) {
@@ -231,8 +185,6 @@ class EventEncoder {
   Interner& interner_;
   ProtoWriter te_;  // the TrackEvent of the packet being written
   uint64_t laneUuid_ = 0;
-  std::vector<DeferredFlow>* deferred_ = nullptr;
-  DeferredFlow flow_{};  // the arrows of the packet being written, if deferred
 };
 
 }  // namespace cuptitrace::pftrace

@@ -142,18 +142,10 @@ class FlowWriter {
 
   // ---- Writing -------------------------------------------------------------------
   // The flows a launch call starts: one per GPU slice it launched that is
-  // not written yet (those written before it have no arrow). `Ev` is the
-  // EventEncoder, or the merge's FlowIdBytes for an arrow an encoder left
-  // to it (deferring(): DeferredFlow).
-  template <typename Ev>
-  void startFlows(Ev& ev, size_t index, const ApiRecord& r, uint64_t ts) {
+  // not written yet (those written before it have no arrow).
+  void startFlows(EventEncoder& ev, size_t index, const ApiRecord& r, uint64_t ts) {
     const uint32_t correlation = r.correlationId;
     if (!sources_.isSource(index, r) || !gpuDrawn_.contains(correlation)) return;
-    if (ev.deferring()) return ev.deferFlow(kFlowStart, correlation, ts);
-    startDrawnFlows(ev, correlation, ts);
-  }
-  template <typename Ev>
-  void startDrawnFlows(Ev& ev, uint32_t correlation, uint64_t ts) {
     uint32_t n = 1;
     if (!moreGpu_.empty()) {
       const auto it = moreGpu_.find(correlation);
@@ -174,11 +166,9 @@ class FlowWriter {
   }
   // The flows an OpenACC event starts: one to each GPU slice its CUDA calls
   // launched (openacc_flows.h), which those end.
-  template <typename Ev>
-  void startOpenAccFlows(Ev& ev, uint32_t externalId, uint64_t ts) {
+  void startOpenAccFlows(EventEncoder& ev, uint32_t externalId, uint64_t ts) {
     const std::vector<uint32_t>* calls = accFlows_.callsOf(externalId);
     if (calls == nullptr) return;
-    if (ev.deferring()) return ev.deferFlow(kFlowOpenAcc, externalId, ts);
     for (const uint32_t correlation : *calls) {
       if (!gpuDrawn_.contains(correlation)) continue;
       const uint32_t id = ids_.start(ts + offset_);
@@ -187,12 +177,7 @@ class FlowWriter {
     }
   }
   // The flow a GPU slice ends: one its call started, if the call was written before it.
-  template <typename Ev>
-  void endFlow(Ev& ev, uint32_t correlation, uint64_t ts) {
-    if (ev.deferring()) {
-      if (!accFlows_.empty() || sources_.hasSource(correlation)) ev.deferFlow(kFlowEnd, correlation, ts);
-      return;
-    }
+  void endFlow(EventEncoder& ev, uint32_t correlation, uint64_t ts) {
     // The arrow from the OpenACC event that made the call, if it was written before.
     if (!accFlows_.empty()) {
       if (const uint32_t id = accPending_.take(correlation)) {

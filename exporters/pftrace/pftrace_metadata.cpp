@@ -191,16 +191,13 @@ void describeFields(EventEncoder& ev, Interner& interner, const TraceMetadata& m
 // What every trace says of itself; in a file of several traces, which trace
 // this is (host, pid, its labels); its rank; then what the timeline writer
 // made of it.
-uint32_t descriptionNameIid(Interner& interner) {
-  return interner.composedNameIid(3u << 24, [] { return std::string("cuptitrace"); });
-}
-
 void writeDescription(EventEncoder& ev, Interner& interner, const TimelineInput& in, uint64_t base,
                       const TraceCounts& counts) {
   const Trace& trace = *in.trace;
   const TraceMetadata& m = trace.meta;
   ev.begin(kCatMetadata);
-  const uint32_t name = descriptionNameIid(interner);
+  const uint32_t name =
+      interner.composedNameIid(3u << 24, [] { return std::string("cuptitrace"); });
   describeFields(ev, interner, m, base, kShownInTimeline, false);
   if (!in.labels.empty()) {  // in a merged file: which trace this is
     describeFields(ev, interner, m, base, kShownInMergedTimeline, false);

@@ -76,9 +76,6 @@ struct TraceCounts {
   uint64_t flows = 0;
 };
 
-// The name of the trace's description, interned as writeDescription does
-// (the trace's first event): encoders of its own interned names start there.
-uint32_t descriptionNameIid(Interner& interner);
 // What describes the trace, as the JSON exporter's metadata does: an
 // instant on the host process (the main sequence's track) at the clock's
 // reference `base`. The interner's sequence is the main one.

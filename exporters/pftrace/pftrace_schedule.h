@@ -109,9 +109,8 @@ class EventSchedule {
   // ---- Events --------------------------------------------------------------------
   // The time and phase of track `t`'s next event in the window laid out, or
   // false when it has none there (none left, or its next one is in a later window).
-  bool next(size_t t, uint64_t* ts, uint8_t* phase) const { return next(cursors_[t], ts, phase); }
-  // The same for a cursor on a track's slices of the window laid out.
-  bool next(const Cursor& c, uint64_t* ts, uint8_t* phase) const {
+  bool next(size_t t, uint64_t* ts, uint8_t* phase) const {
+    const Cursor& c = cursors_[t];
     uint64_t at = UINT64_MAX;
     uint8_t ph = kPhaseNone;
     if (!c.open.empty()) {
@@ -136,24 +135,6 @@ class EventSchedule {
     *ts = at;
     *phase = ph;
     return true;
-  }
-  // Moves `c` past its next event, of `phase`.
-  void advance(Cursor& c, uint8_t phase) const {
-    switch (phase) {
-      case kPhaseEnd:
-        c.open.pop_back();
-        break;
-      case kPhaseInstant:
-        ++c.instant;
-        break;
-      case kPhaseBegin: {
-        const Slice& s = layout_.slice(c.slice++);
-        c.begin(s.end, s.lane);
-        break;
-      }
-      default:
-        break;
-    }
   }
   Cursor& cursor(size_t t) { return cursors_[t]; }
   const Cursor& cursor(size_t t) const { return cursors_[t]; }

@@ -24,7 +24,6 @@
 #include "exporters/pftrace/pftrace_events.h"
 #include "exporters/pftrace/pftrace_flows.h"
 #include "exporters/pftrace/pftrace_interning.h"
-#include "exporters/pftrace/pftrace_schedule.h"
 #include "exporters/pftrace/pftrace_tracks.h"
 #include "timeline/timeline_slices.h"
 #include "timeline/torch_ops.h"
@@ -67,29 +66,5 @@ class SliceWriter {
   NcclNames nccl_;  // which kernels are NCCL's collectives
   TorchRanges torch_;  // which NVTX ranges are PyTorch's operators and steps
 };
-
-// Writes the next event, of `phase`, of track `t` (cursor `c` on its slices
-// of the window `schedule` laid out), and moves the cursor past it.
-inline void writeEvent(Cursor& c, size_t t, uint8_t phase, const EventSchedule& schedule,
-                       const TrackRegistry& tracks, EventEncoder& events, SliceWriter& slices) {
-  switch (phase) {
-    case kPhaseEnd:
-      events.writeEnd(c.open.back().end, tracks.laneUuid(t, c.open.back().lane));
-      break;
-    case kPhaseInstant:
-      slices.writeInstant(tracks.instants()[c.instant]);
-      break;
-    case kPhaseBegin: {
-      const Slice& s = schedule.slice(c.slice);
-      events.setLane(tracks.laneUuid(t, s.lane));
-      slices.writeBegin(s);
-      events.setLane(0);
-      break;
-    }
-    default:
-      break;
-  }
-  schedule.advance(c, phase);
-}
 
 }  // namespace cuptitrace::pftrace

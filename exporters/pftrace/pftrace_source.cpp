@@ -3,8 +3,7 @@
 namespace cuptitrace::pftrace {
 
 SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds,
-                           uint64_t firstUuid, uint32_t firstSequence, size_t windowSlices,
-                           unsigned threads)
+                           uint64_t firstUuid, uint32_t firstSequence, size_t windowSlices)
     : in_(input),
       trace_(*input.trace),
       o_(out),
@@ -12,17 +11,12 @@ SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flo
       offset_(static_cast<uint64_t>(trace_.meta.wallClockOffsetNs())),
       firstSequence_(firstSequence),
       windowSlices_(windowSlices),
-      threads_(threads),
       tracks_(trace_, rec_.nvtx, firstUuid),
       schedule_(trace_.store, tracks_),
       interner_(trace_.strings),
       events_(out, interner_),
       flows_(trace_, rec_, flowIds, offset_),
-      slices_(trace_, rec_, interner_, events_, flows_) {
-  description_.hold = true;
-}
-
-SourceWriter::~SourceWriter() = default;
+      slices_(trace_, rec_, interner_, events_, flows_) {}
 
 void SourceWriter::plan() {
   const TimelineBase scan = scanTimeline(trace_);
@@ -70,23 +64,6 @@ void SourceWriter::writeHeader() {
   header.writeTrackDescriptors(sequences_[0], tracks_);
   for (size_t i = 0; i < tracks_.size(); ++i)
     header.startSequence(sequences_[1 + i], tracks_[i].uuid);
-  if (threads_ <= 1) return;
-  // The description first, as one thread interns it (the trace's first
-  // event), into bytes of its own; then the first window.
-  EventEncoder ahead(description_, interner_);
-  interner_.setSequence(&sequences_[0]);
-  writeDescription(ahead, interner_, in_, base_, counts_);
-  chunks_ = std::make_unique<WindowChunks>(trace_, rec_, interner_, flows_, schedule_, tracks_, sequences_,
-                                           offset_, threads_);
-  chunks_->startWindow();
-}
-
-void SourceWriter::writeDescribed() {
-  o_.b.bytes(description_.b.data(), description_.b.size());
-  o_.stats.events += description_.stats.events;
-  o_.stats.packets += description_.stats.packets;
-  o_.maybeFlush();
-  described_ = true;
 }
 
 void SourceWriter::describe() {

@@ -10,13 +10,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <ostream>
 #include <vector>
 
 #include "core/trace.h"
 #include "exporters/memory_tracks.h"
-#include "exporters/pftrace/pftrace_chunks.h"
 #include "exporters/pftrace/pftrace_events.h"
 #include "exporters/pftrace/pftrace_flows.h"
 #include "exporters/pftrace/pftrace_interning.h"
@@ -32,12 +29,9 @@ namespace cuptitrace::pftrace {
 
 class SourceWriter {
  public:
-  // Its uuids start at `firstUuid` (its host process), its sequence ids at
-  // `firstSequence`. With `threads` > 1 each window's events are encoded on
-  // that many threads (pftrace_chunks.h), the same bytes as on one.
+  // Its uuids start at `firstUuid` (its host process), its sequence ids at `firstSequence`.
   SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds, uint64_t firstUuid,
-               uint32_t firstSequence, size_t windowSlices, unsigned threads = 1);
-  ~SourceWriter();
+               uint32_t firstSequence, size_t windowSlices);
 
   // Finds the tracks, plans the windows and counts what the description
   // says; then the ids used are known and the first window is laid out.
@@ -54,8 +48,7 @@ class SourceWriter {
   PerfettoMemoryOptions memoryOptions(uint32_t sequenceId) const;
 
   // Everything before the events: the main sequence with the descriptors,
-  // then the start of every track's sequence. On several threads, the
-  // first window's events are encoded then.
+  // then the start of every track's sequence.
   void writeHeader();
 
   // Event sources of this trace: 0 is the main sequence (the trace's
@@ -71,37 +64,48 @@ class SourceWriter {
     }
     uint64_t ts;
     uint8_t phase;
-    if (!(chunks_ ? chunks_->next(k - 1, &ts, &phase) : schedule_.next(k - 1, &ts, &phase))) return false;
+    if (!schedule_.next(k - 1, &ts, &phase)) return false;
     *e = NextEvent::of(ts + offset_, phase, globalTrack);
     return true;
   }
 
   // Writes that event.
   void emit(uint32_t k, uint8_t phase) {
-    if (chunks_) return k == 0 ? writeDescribed() : chunks_->write(k - 1, o_, flows_);
     interner_.setSequence(&sequences_[k]);
     if (k == 0) return describe();
-    writeEvent(schedule_.cursor(k - 1), k - 1, phase, schedule_, tracks_, events_, slices_);
+    const size_t t = k - 1;
+    Cursor& c = schedule_.cursor(t);
+    switch (phase) {
+      case kPhaseEnd:
+        events_.writeEnd(c.open.back().end, tracks_.laneUuid(t, c.open.back().lane));
+        c.open.pop_back();
+        break;
+      case kPhaseInstant:
+        slices_.writeInstant(tracks_.instants()[c.instant++]);
+        break;
+      case kPhaseBegin: {
+        const Slice& s = schedule_.slice(c.slice++);
+        events_.setLane(tracks_.laneUuid(t, s.lane));
+        slices_.writeBegin(s);
+        events_.setLane(0);
+        c.begin(s.end, s.lane);
+        break;
+      }
+      default:
+        break;
+    }
   }
 
   // Windows: the one laid out ends at windowEndWall() (its events are those
   // before it); the next is laid out once every event before that end, of
   // every trace, has been written: the merge has an entry for it there.
-  // On several threads, each round of a window (pftrace_chunks.h) likewise.
-  bool moreWindows() const { return (chunks_ && chunks_->moreRounds()) || schedule_.moreWindows(); }
-  uint64_t windowEndWall() const {
-    return (chunks_ && chunks_->moreRounds() ? chunks_->roundEnd() : schedule_.windowEnd()) + offset_;
-  }
-  void nextWindow() {
-    if (chunks_ && chunks_->moreRounds()) return chunks_->nextRound();
-    schedule_.nextWindow();
-    if (chunks_) chunks_->startWindow();
-  }
+  bool moreWindows() const { return schedule_.moreWindows(); }
+  uint64_t windowEndWall() const { return schedule_.windowEnd() + offset_; }
+  void nextWindow() { schedule_.nextWindow(); }
 
  private:
   void countClampedAndFlows();
   void describe();
-  void writeDescribed();
 
   const TimelineInput& in_;
   const Trace& trace_;
@@ -110,7 +114,6 @@ class SourceWriter {
   const uint64_t offset_;  // wall clock minus trace clock, modulo 2^64
   const uint32_t firstSequence_;
   const size_t windowSlices_;
-  const unsigned threads_;
 
   TrackRegistry tracks_;
   EventSchedule schedule_;
@@ -123,11 +126,6 @@ class SourceWriter {
   uint64_t base_ = 0;   // the clock's reference: every sequence's clock starts there
   TraceCounts counts_;  // planned, for the description
   bool described_ = false;
-
-  // On several threads: the events' encoders, and the description written ahead.
-  std::unique_ptr<WindowChunks> chunks_;
-  std::ostream nothing_{nullptr};
-  Output description_{nothing_};
 };
 
 }  // namespace cuptitrace::pftrace

@@ -163,7 +163,7 @@ class Output {
  public:
   explicit Output(std::ostream& out) : out_(out) { b.reserve(kFlushBytes + (64 << 10)); }
   void maybeFlush() {
-    if (b.size() >= kFlushBytes && !hold) flush();
+    if (b.size() >= kFlushBytes) flush();
   }
   void flush() {
     out_.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
@@ -181,7 +181,6 @@ class Output {
 
   ProtoWriter b;
   PerfettoExportStats stats;
-  bool hold = false;  // the bytes stay in b (an encoder's own buffer, pftrace_chunks.h)
 
  private:
   std::ostream& out_;
