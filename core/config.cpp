@@ -465,7 +465,7 @@ const std::vector<ConfigVar>& configTable() {
        "from 1 to 256",
        "Threads that write the outputs at exit and in `cuptitrace convert` and `merge`: the files at once, "
        "each JSON window and large CSV table in pieces, the SQLite database's large tables in pieces from 4 "
-       "threads on, a thread for the write calls; 1 writes on one thread. The files are the same whatever the "
+       "threads on, threads for the write calls; 1 writes on one thread. The files are the same whatever the "
        "number (the SQLite database: the same rows, not the same pages).",
        applyWriterThreads},
       {"CUPTITRACE_SYNC", "bool", "0", "1, true, yes, on, 0, false, no, off",
