@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <system_error>
 
@@ -33,5 +35,11 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The whole content of the file at `p` ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 }  // namespace cuptitrace::testing

@@ -19,13 +19,9 @@
 using namespace cuptitrace;
 namespace fs = std::filesystem;
 using cuptitrace::testing::TempDir;
+using cuptitrace::testing::slurp;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // Bytes of no pattern a misplaced buffer could hide in, written in pieces of
 // odd sizes, some larger than the buffer.

@@ -17,13 +17,9 @@
 using namespace cuptitrace;
 namespace fs = std::filesystem;
 using cuptitrace::testing::TempDir;
+using cuptitrace::testing::slurp;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 size_t entries(const fs::path& dir) {
   return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
