@@ -94,6 +94,9 @@ class PmBackend {
                           std::unique_ptr<PmImage>& image) = 0;
   // Stops sampling (what the buffer holds can still be decoded).
   virtual PmStatus stop(uint32_t device) = 0;
+  // Starts a stopped session again (a capture window's start), its set-up
+  // and images kept; an error when it cannot be (then close() and start()).
+  virtual PmStatus resume(uint32_t device) = 0;
   // Ends the stopped session for good (its last decode done), while the
   // device's context still lives: a later start() begins a new one.
   virtual void close(uint32_t device) = 0;

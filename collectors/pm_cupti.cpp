@@ -396,6 +396,15 @@ class CuptiPmBackend final : public PmBackend {
     return status(cuptiPmSamplingStop(&p), "cuptiPmSamplingStop");
   }
 
+  PmStatus resume(uint32_t device) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    DeviceState& d = devices_[device];
+    if (d.pm == nullptr) return PmStatus::fail(PmStatus::Error, 0, "no session to start again");
+    auto p = CUPTI_PARAMS(CUpti_PmSampling_Start_Params);
+    p.pPmSamplingObject = d.pm;
+    return status(cuptiPmSamplingStart(&p), "cuptiPmSamplingStart");
+  }
+
   void close(uint32_t device) override {
     std::lock_guard<std::mutex> lock(mutex_);
     end(devices_[device]);

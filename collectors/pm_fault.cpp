@@ -48,6 +48,7 @@ class FaultyPmBackend final : public PmBackend {
     return s;
   }
   PmStatus stop(uint32_t device) override { return real_->stop(device); }
+  PmStatus resume(uint32_t device) override { return real_->resume(device); }
   void close(uint32_t device) override { real_->close(device); }
   uint64_t toTraceClock(uint32_t device, uint64_t t) override {
     return real_->toTraceClock(device, t);

@@ -9,20 +9,9 @@
 #include "core/own_threads.h"
 
 namespace cuptitrace {
-namespace {
-
-std::string deviceText(uint32_t id, const std::string& chip) {
+std::string pmDeviceText(uint32_t id, const std::string& chip) {
   return "device " + std::to_string(id) + (chip.empty() ? "" : " (" + chip + ")");
 }
-
-std::string joined(const std::vector<std::string>& names, size_t limit) {
-  std::string out;
-  for (size_t i = 0; i < names.size() && i < limit; ++i) out += (i ? ", " : "") + names[i];
-  if (names.size() > limit) out += ", ... (" + std::to_string(names.size()) + " in all)";
-  return out;
-}
-
-}  // namespace
 
 uint32_t PmSampler::imageSamples(uint64_t intervalNs, uint64_t roomNs) {
   const uint64_t samples = roomNs / std::max<uint64_t>(intervalNs, 1) + 1;
@@ -88,6 +77,69 @@ void PmSampler::addDevice(uint32_t device) {
                   device, kSetUpWaitNs / 1'000'000'000);
 }
 
+void PmSampler::setCapturing(bool on) {
+  uint64_t asked = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ || capturing_ == on) return;
+    capturing_ = on;
+    asked = ++captureAsked_;
+    if (!thread_.joinable()) return;  // no thread: pollOnce() follows it
+  }
+  cv_.notify_all();
+  if (!on) return;
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!cv_.wait_for(lock, std::chrono::nanoseconds(kSetUpWaitNs),
+                    [&] { return stopping_ || finished_ || captureApplied_ >= asked; }))
+    logger().info("gpu_metrics: sampling takes longer than {} s to start for a capture window: the program "
+                  "goes on, sampling starts when it is done",
+                  kSetUpWaitNs / 1'000'000'000);
+}
+
+bool PmSampler::hasContext(uint32_t device) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return contexts_[device] > 0 && !stopping_;
+}
+
+void PmSampler::followCapture(bool capturing) {
+  for (Device& d : devices_) {
+    if (gone(d.id)) continue;
+    const auto began = std::chrono::steady_clock::now();
+    if (!capturing && d.running) {
+      // Stopped, its buffer decoded; the session stays set up for the next window.
+      stopDevice(d);
+      d.paused = true;
+      ++capturePauses_;
+      logger().debug("gpu_metrics: {}: a capture window ends: sampling stopped in {} us", pmDeviceText(d.id, d.chip),
+                     nsBetween(began, std::chrono::steady_clock::now()) / 1000);
+    } else if (capturing && d.paused && d.chosen && !d.running && hasContext(d.id)) {
+      d.paused = false;
+      bool started = false;
+      if (d.open) {
+        const PmStatus s = backend_->resume(d.id);
+        if (s.ok()) {
+          beginSamples(d);
+          d.running = true;
+          started = true;
+        } else {
+          // Not started again: a new session takes over.
+          logger().debug("gpu_metrics: {}: {}", pmDeviceText(d.id, d.chip), s.text);
+          closeSession(d);
+        }
+      }
+      if (!started) started = startSession(d);
+      if (started)
+        logger().debug("gpu_metrics: {}: a capture window: sampling again in {} us", pmDeviceText(d.id, d.chip),
+                       nsBetween(began, std::chrono::steady_clock::now()) / 1000);
+    }
+  }
+}
+
+void PmSampler::closeSession(Device& d) {
+  backend_->close(d.id);
+  d.open = false;
+}
+
 void PmSampler::removeDevice(uint32_t device) {
   if (stopped_.load(std::memory_order_acquire)) return;
   {
@@ -115,16 +167,18 @@ void PmSampler::removeDevice(uint32_t device) {
                   device, kRemoveWaitNs / 1'000'000'000);
     return;
   }
-  for (Device& d : devices_)
-    if (d.id == device && d.running) {
-      stopDevice(d);
-      backend_->close(d.id);  // a new context starts a new session
-    }
+  for (Device& d : devices_) {
+    if (d.id != device) continue;
+    if (d.running) stopDevice(d);
+    // A new context starts a new session; a paused device stays paused, and
+    // with no context the next window leaves it be.
+    if (d.open) closeSession(d);
+  }
 }
 
 void PmSampler::stopDevice(Device& d) {
   const PmStatus s = backend_->stop(d.id);
-  if (!s.ok()) logger().warn("gpu_metrics: {}: {}", deviceText(d.id, d.chip), s.text);
+  if (!s.ok()) logger().warn("gpu_metrics: {}: {}", pmDeviceText(d.id, d.chip), s.text);
   const uint64_t cpu = threadCpuNs();
   decode(d);  // what the buffer still holds
   samplerCpuNs_ += threadCpuNs() - cpu;
@@ -143,8 +197,9 @@ void PmSampler::dropGoneDevices() {
     gone.swap(gone_);
   }
   for (Device& d : devices_)
-    if (gone.count(d.id) != 0 && d.running) {
+    if (gone.count(d.id) != 0 && (d.running || d.open)) {
       d.running = false;
+      d.open = false;    // left to the driver: no CUPTI call touches it again
       d.chosen = false;  // its session was never closed: not started again
       ++goneUnstopped_;
     }
@@ -161,7 +216,9 @@ void PmSampler::run() noexcept {
       lock.unlock();
       pollOnce();
       lock.lock();
-      cv_.wait_until(lock, next, [this] { return stopping_ || !newDevices_.empty(); });
+      cv_.wait_until(lock, next, [this] {
+        return stopping_ || !newDevices_.empty() || captureApplied_ != captureAsked_;
+      });
     }
   } catch (...) {
     // Nothing thrown here reaches the program; what was decoded stays.
@@ -179,9 +236,13 @@ void PmSampler::pollOnce() {
   std::lock_guard<std::mutex> work(workMutex_);
   dropGoneDevices();
   std::vector<uint32_t> fresh;
+  bool capturing = true;
+  uint64_t captureAsked = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     fresh.swap(newDevices_);
+    capturing = capturing_;
+    captureAsked = captureAsked_;
   }
   for (const uint32_t id : fresh) {
     bool live = false;
@@ -197,9 +258,13 @@ void PmSampler::pollOnce() {
       if (d.id == id) known = &d;
     if (live && known == nullptr) {
       setUp(id);
-    } else if (live && known->chosen && !known->running && startSession(*known)) {
-      ++resumed_;
-      logger().info("gpu_metrics: {}: a new context: sampling again", deviceText(id, known->chip));
+    } else if (live && known->chosen && !known->running && !known->paused) {
+      if (!capturing) {
+        known->paused = true;  // the next capture window starts it
+      } else if (startSession(*known)) {
+        ++resumed_;
+        logger().info("gpu_metrics: {}: a new context: sampling again", pmDeviceText(id, known->chip));
+      }
     }
     setUpCpuNs_ += threadCpuNs() - cpu;
     logger().debug("gpu_metrics: device {}: set up in {} ms", id,
@@ -211,6 +276,14 @@ void PmSampler::pollOnce() {
     }
     cv_.notify_all();
   }
+  // Outside capture windows nothing samples: a device set up then (its
+  // metrics chosen, a session started to check them) is stopped at once.
+  followCapture(capturing);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    captureApplied_ = std::max(captureApplied_, captureAsked);
+  }
+  cv_.notify_all();
   const uint64_t cpu = threadCpuNs();
   for (Device& d : devices_)
     if (d.running && !gone(d.id)) decode(d);
@@ -273,97 +346,6 @@ void PmSampler::stop(bool atExit) {
   }
 }
 
-void PmSampler::fail(Device& d, const PmStatus& s, const char* doing) {
-  ++failedDevices_;
-  std::string line = "gpu_metrics: " + deviceText(d.id, d.chip) + ": ";
-  switch (s.code) {
-    case PmStatus::NoPermission:
-      ++noPermission_;
-      line += "no permission to the GPU's performance counters (" + s.text +
-              "): the driver keeps them for administrators "
-              "(NVreg_RestrictProfilingToAdminUsers=1); run as "
-              "root or ask for the module option NVreg_RestrictProfilingToAdminUsers=0";
-      break;
-    case PmStatus::NotSupported:
-      ++unsupported_;
-      line += "cannot sample its performance counters (" + s.text + ")";
-      break;
-    case PmStatus::UnknownMetric:
-      line += s.text;
-      break;
-    default:
-      line += std::string(doing) + " failed (" + s.text + ")";
-      break;
-  }
-  line += "; the trace is written without GPU metrics for it";
-  failures_.push_back(line);
-  if (say_) say_(line);
-}
-
-bool PmSampler::chooseMetrics(Device& d) {
-  std::vector<std::string> names;
-  for (const std::string& n : config_.gpuMetrics) {
-    if (n != "default") {
-      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-      continue;
-    }
-    for (const std::string& m : chooseDefaultGpuMetrics(
-             [&](const std::vector<std::string>& set) { return backend_->fits(d.id, set); }))
-      if (std::find(names.begin(), names.end(), m) == names.end()) names.push_back(m);
-  }
-  if (config_.gpuMetrics.empty())
-    names = chooseDefaultGpuMetrics(
-        [&](const std::vector<std::string>& set) { return backend_->fits(d.id, set); });
-  if (names.empty()) {
-    fail(d, PmStatus::fail(PmStatus::NotSupported, 0, "none of the default metrics is known to it"),
-         "");
-    return false;
-  }
-  names.resize(std::min(names.size(), static_cast<size_t>(kGpuMetricSlots)));
-  // Each name on its own first: an unknown one is named, with what the device knows.
-  for (const std::string& n : names) {
-    if (backend_->fits(d.id, {n})) continue;
-    ++unknownMetrics_;
-    const std::vector<std::string> known = backend_->knownMetrics(d.id);
-    fail(d,
-         PmStatus::fail(
-             PmStatus::UnknownMetric, 0,
-             "it does not know metric '" + n +
-                 "' or cannot sample it; the metrics it knows: " + joined(known, known.size())),
-         "choosing the metrics");
-    return false;
-  }
-  if (!backend_->fits(d.id, names)) {
-    ++unknownMetrics_;
-    fail(d,
-         PmStatus::fail(PmStatus::UnknownMetric, 0,
-                        "these metrics need more than one pass, and PM sampling takes one: " +
-                            joined(names, 16)),
-         "choosing the metrics");
-    return false;
-  }
-  for (const std::string& n : names) d.metrics.push_back(describeGpuMetric(n));
-  d.set = strings_.intern(encodeGpuMetricSet(d.metrics));
-  return true;
-}
-
-void PmSampler::setUp(uint32_t device) {
-  devices_.emplace_back();
-  Device& d = devices_.back();
-  d.id = device;
-  d.chip = backend_->chip(device);
-  const PmStatus supported = backend_->supported(device);
-  if (!supported.ok()) return fail(d, supported, "checking support");
-  if (!chooseMetrics(d)) return;
-  for (const GpuMetric& m : d.metrics) d.scale.push_back(m.scale);
-  if (!startSession(d)) return;
-  d.chosen = true;
-  logger().info("gpu_metrics: {} sampled every {} ns: {} metrics, decoded every {} us into images of {} samples "
-                "({} bytes)",
-                deviceText(d.id, d.chip), config_.gpuMetricsIntervalNs, d.metrics.size(), decodePeriodNs_.load() / 1000,
-                imageSamplesMade_, imageBytes_);
-}
-
 bool PmSampler::startSession(Device& d) {
   std::vector<std::string> names;
   for (const GpuMetric& m : d.metrics) names.push_back(m.name);
@@ -390,12 +372,17 @@ bool PmSampler::startSession(Device& d) {
       if (o.running && o.decodePeriodNs != 0) shortest = std::min(shortest, o.decodePeriodNs);
     decodePeriodNs_.store(shortest);
   }
-  d.lastDecode = {};
   d.running = true;
-  d.fresh = true;
-  d.lastEnd = 0;  // a new session: the time without a context is not samples lost
+  d.open = true;
+  beginSamples(d);
   if (firstSession_ == std::chrono::steady_clock::time_point{}) firstSession_ = std::chrono::steady_clock::now();
   return true;
+}
+
+void PmSampler::beginSamples(Device& d) {
+  d.lastDecode = {};
+  d.fresh = true;
+  d.lastEnd = 0;  // the time without a context, or between windows, is not samples lost
 }
 
 void PmSampler::decode(Device& d) {
@@ -424,11 +411,11 @@ void PmSampler::decode(Device& d) {
       if (overflows_ == 1)
         logger().warn("gpu_metrics: {}: the counters' buffer overflowed, samples were lost (lower "
                       "CUPTITRACE_GPU_METRICS_RATE or sample fewer metrics)",
-                      deviceText(d.id, d.chip));
+                      pmDeviceText(d.id, d.chip));
     }
     if (!s.ok() && s.code != PmStatus::Overflow) {
       ++decodeErrors_;
-      logger().warn("gpu_metrics: {}: decoding: {}", deviceText(d.id, d.chip), s.text);
+      logger().warn("gpu_metrics: {}: decoding: {}", pmDeviceText(d.id, d.chip), s.text);
       return;
     }
     b.records.reserve(batch_.size());
@@ -509,6 +496,7 @@ void PmSampler::publish(Trace& trace) const {
   if (evaluator_.failed()) c["gpu_metrics.evaluate_errors"] = evaluator_.failed();
   c["gpu_metrics.eval_queue_max"] = evaluator_.maxQueued();
   c["gpu_metrics.sessions_resumed"] = resumed_;
+  if (capturePauses_) c["gpu_metrics.capture_pauses"] = capturePauses_;
   if (goneUnstopped_) c["gpu_metrics.devices_gone_unstopped"] = goneUnstopped_;
   if (decodeErrors_) c["gpu_metrics.decode_errors"] = decodeErrors_;
   if (failedDevices_) c["gpu_metrics.failed_devices"] = failedDevices_;

@@ -17,6 +17,9 @@
 // Contexts are counted per device: sampling stops when the device's last
 // context is destroyed (while it still lives) and starts again, a new
 // session, when a context is made there again (gpu_metrics.sessions_resumed).
+// Capture windows likewise: outside them no device samples; each window
+// starts a session on every device with a context, and its end stops them
+// (gpu_metrics.capture_pauses).
 //
 // It never stops the program: what cannot be done (no permission to the
 // counters, a device that cannot sample, a metric the device does not know,
@@ -45,6 +48,9 @@
 #include "core/trace.h"
 
 namespace cuptitrace {
+
+// "device 0 (GH100)": how the lines said name a device.
+std::string pmDeviceText(uint32_t id, const std::string& chip);
 
 class PmSampler {
  public:
@@ -75,11 +81,17 @@ class PmSampler {
   // work at most kRemoveWaitNs (past it the device is left to the driver,
   // not touched again in this session, and counted).
   void removeDevice(uint32_t device);
+  // A capture window opens (true) or closes (false), on the thread that
+  // decided it. Closing only asks the thread to stop sampling (the samples
+  // past the window's end leave the trace); opening waits for the sessions
+  // to start (at most kSetUpWaitNs), so that they cover the window's first
+  // kernels. No CUPTI call here.
+  void setCapturing(bool on);
   // Stops sampling on every device, decodes what is left and ends the
-  // thread. Once; later calls do nothing.
-  // Stops sampling. `atExit`: the process is ending and its contexts may be
-  // gone already: devices still sampling are left to the driver, without a
-  // CUPTI call (their last, undecoded samples are lost and counted).
+  // thread. Once; later calls do nothing. `atExit`: the process is ending
+  // and its contexts may be gone already: devices still sampling are left to
+  // the driver, without a CUPTI call (their last, undecoded samples are lost
+  // and counted).
   void stop(bool atExit = false);
   // The drain thread (or the writer, once everything stopped): moves the
   // samples evaluated so far into the store.
@@ -135,6 +147,8 @@ class PmSampler {
     std::vector<double> scale;  // each metric's factor to its unit
     bool chosen = false;   // metrics chosen and a session started once: it can resume
     bool running = false;
+    bool paused = false;   // stopped by the end of a capture window: started again by the next
+    bool open = false;     // its session is set up in the backend (stopped or not): close() ends it
     bool fresh = false;    // a session just began: its first sample is not the program's
     bool afterFill = false;  // the last decode filled its image: the next sample shows what it lost
     uint64_t lastEnd = 0;  // trace clock: the end of the last sample
@@ -148,6 +162,15 @@ class PmSampler {
   void setUp(uint32_t device);
   // Starts a session on a device set up before (its metrics chosen).
   bool startSession(Device& d);
+  // A session's samples start afresh: its first sample, and the time
+  // before it, are not the program's (and not samples lost).
+  static void beginSamples(Device& d);
+  // Ends a device's session in the backend, while its context lives.
+  void closeSession(Device& d);
+  // Stops the running devices when no capture window is open, and starts
+  // the paused ones with a context when one is (under workMutex_).
+  void followCapture(bool capturing);
+  bool hasContext(uint32_t device);
   // Devices whose last context went while the thread's work held them: not
   // touched again (under workMutex_).
   void dropGoneDevices();
@@ -168,6 +191,9 @@ class PmSampler {
   std::condition_variable cv_;
   std::vector<uint32_t> newDevices_;
   bool stopping_ = false;
+  bool capturing_ = true;          // a capture window is open (or none are asked for)
+  uint64_t captureAsked_ = 0;      // changes of capturing_ so far
+  uint64_t captureApplied_ = 0;    // of them, those the thread has followed
   bool finished_ = false;  // the thread's loop is over (under mutex_)
   std::thread thread_;
   std::atomic<bool> stopped_{false};
@@ -188,6 +214,7 @@ class PmSampler {
   // Counters (under workMutex_, read by publish once stopped).
   uint64_t samples_ = 0, lost_ = 0, overflows_ = 0, incomplete_ = 0, decodeErrors_ = 0;
   uint64_t resumed_ = 0;         // sessions started again on a device's new context
+  uint64_t capturePauses_ = 0;   // sessions stopped at the end of a capture window
   uint64_t goneUnstopped_ = 0;   // devices whose last context went before the work let go of them
   uint64_t decodes_ = 0, imagesFilled_ = 0, longestGapNs_ = 0;
   // How the decodes went: wall time in the backend's decode (all of it,

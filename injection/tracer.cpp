@@ -160,6 +160,8 @@ bool Tracer::startCollection() {
     capture_ = std::make_unique<CaptureControl>(
         config_.capture, CaptureControl::Actions{[this](bool on) {
                                                    const bool ok = collector_->setRecording(on);
+                                                   // GPU metrics are sampled inside the windows only.
+                                                   if (pmSampler_) pmSampler_->setCapturing(on);
                                                    // C library calls follow the windows too.
                                                    if (osrtReady_.load(std::memory_order_acquire)) {
                                                      if (on) osrt::arm(&osrtRecorder_, cuptiNow);

@@ -8,7 +8,9 @@
 #     (CUPTITRACE_TEST_GPU_METRICS_FAULT): no permission to the counters and a
 #     device that cannot sample each give one line and a whole trace; an
 #     overflowing buffer gives a trace whose metadata counts the lost samples;
-#  3. a metric the device does not know: one line naming those it knows.
+#  3. a metric the device does not know: one line naming those it knows;
+#  4. capture windows (--capture profiler): each measured kernel in a window
+#     of its own, sampled inside the windows only, from each kernel's start.
 #   gpu_metrics.sh SAMPLE LIBCUPTITRACE CUPTITRACE_CLI OUTDIR
 # Exits 77 without a GPU, 1 when a check failed.
 set -u
@@ -38,6 +40,13 @@ fi
 "$cli" stats "$out/kernels.native" --report gpu_metrics >"$out/report.txt" && cat "$out/report.txt"
 python3 "$here/check_gpu_metrics.py" "$out/kernels" --report "$out/report.json" --interval-ns 100000 || fail=1
 "$cli" stats "$out/kernels.native" --report findings | grep -i "bound" | head -5
+
+echo "== capture windows: sampled inside them only"
+"$cli" --library "$lib" --gpu-metrics --gpu-metrics-rate 10kHz --capture profiler --format json \
+       --summary none --overwrite -o "$out/windows" -- "$sample" 100 windows >"$out/windows.out" 2>"$out/windows.err"
+rc=$?
+if [ $rc -ne 0 ]; then echo "FAIL gpu_metrics: windows: the sample exited $rc"; cat "$out/windows.err"; fail=1; fi
+python3 "$here/check_gpu_metrics_windows.py" "$out/windows.json" --interval-ns 100000 || fail=1
 
 # One fault at a time: one line on stderr, the program unharmed, the trace written.
 for fault in permission unsupported; do

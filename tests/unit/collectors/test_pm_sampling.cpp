@@ -31,6 +31,8 @@ struct FakeDevice {
   int decodes = 0;
   int starts = 0;
   int closes = 0;
+  int resumes = 0;
+  PmStatus resumeStatus;  // what resume() answers
   bool running = false;
   bool stopped = false;
   std::vector<int> skipAt;  // decodes after which a sample goes missing (an overflow)
@@ -156,6 +158,16 @@ class FakeBackend final : public PmBackend {
   PmStatus stop(uint32_t d) override {
     std::lock_guard<std::mutex> lock(mutex);
     devices[d].stopped = true;
+    return {};
+  }
+  PmStatus resume(uint32_t d) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    FakeDevice& f = devices[d];
+    if (!f.resumeStatus.ok()) return f.resumeStatus;
+    if (!f.running) return PmStatus::fail(PmStatus::Error, 0, "closed");
+    ++f.resumes;
+    f.stopped = false;
+    f.next += 1'000'000'000;  // a second between the windows
     return {};
   }
   void close(uint32_t d) override {
@@ -611,4 +623,80 @@ TEST_CASE("pm sampling: samples a full image lost are told from other losses") {
   CHECK(r.trace.counters["gpu_metrics.images_filled"] == 1);
   CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 6);
   CHECK(r.trace.counters["gpu_metrics.samples_lost_at_fill"] == 3);
+}
+
+TEST_CASE("pm sampling: outside capture windows no device samples, started again by each window") {
+  Run r;
+  r.config.gpuMetricsIntervalNs = 100'000;
+  r.make();
+  FakeBackend& b = *r.backend;
+  r.sampler->start();
+  r.sampler->setCapturing(false);  // collection starts off (a window mode)
+  r.sampler->addDevice(0);         // set up (metrics chosen), then stopped at once
+  REQUIRE(waitFor([&] { return b.get(0).stopped; }));
+  CHECK(b.get(0).starts == 1);
+  const int idle = b.get(0).decodes;
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  CHECK(b.get(0).decodes == idle);  // nothing decoded outside a window
+
+  for (int window = 1; window <= 2; ++window) {
+    r.sampler->setCapturing(true);  // returns once sampling started again
+    CHECK(b.get(0).resumes == window);
+    CHECK_FALSE(b.get(0).stopped);
+    const int at = b.get(0).decodes;
+    CHECK(waitFor([&] { return b.get(0).decodes >= at + 2; }));
+    r.sampler->setCapturing(false);  // asks; the thread stops it and decodes what is left
+    CHECK(waitFor([&] { return b.get(0).stopped; }));
+  }
+  CHECK(b.get(0).starts == 1);  // one session, its set-up kept
+  CHECK(b.get(0).closes == 0);
+  // The context's end while stopped ends the session; a new context outside a window stays stopped.
+  r.sampler->removeDevice(0);
+  CHECK(b.get(0).closes == 1);
+  r.sampler->addDevice(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  CHECK(b.get(0).starts == 1);
+  // A window with no context on the device: nothing starts; its next context in a window does.
+  r.sampler->removeDevice(0);
+  CHECK(b.get(0).closes == 1);
+  r.sampler->setCapturing(true);
+  CHECK(b.get(0).starts == 1);
+  r.sampler->addDevice(0);
+  CHECK(b.get(0).starts == 2);
+  CHECK(b.get(0).running);
+  r.sampler->stop();
+  r.sampler->collect(r.trace.store);
+  r.sampler->publish(r.trace);
+  CHECK(r.trace.counters["gpu_metrics.capture_pauses"] == 3);
+  // The time between windows is not samples lost, and every sample was kept.
+  CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 0);
+  CHECK(r.trace.counters["gpu_metrics.samples"] > 0);
+  CHECK(r.lines.empty());
+}
+
+TEST_CASE("pm sampling: a session that cannot start again gives way to a new one") {
+  Run r;
+  r.config.gpuMetricsIntervalNs = 100'000;
+  r.make();
+  FakeBackend& b = *r.backend;
+  r.devices[0].resumeStatus = PmStatus::fail(PmStatus::Error, 1, "cuptiPmSamplingStart: refused");
+  r.sampler->addDevice(0);
+  r.sampler->pollOnce();
+  r.sampler->setCapturing(false);  // no thread to wait for: the next round follows it
+  r.sampler->pollOnce();
+  CHECK(b.get(0).stopped);
+  const int decodes = b.get(0).decodes;
+  r.sampler->pollOnce();
+  CHECK(b.get(0).decodes == decodes);
+  r.sampler->setCapturing(true);
+  r.sampler->pollOnce();
+  CHECK(b.get(0).closes == 1);  // the stopped session ended, a new one began
+  CHECK(b.get(0).starts == 2);
+  CHECK(b.get(0).running);
+  CHECK_FALSE(b.get(0).stopped);
+  CHECK(b.get(0).decodes == decodes + 1);
+  r.sampler->stop();
+  r.sampler->publish(r.trace);
+  CHECK(r.trace.counters["gpu_metrics.samples_lost"] == 0);
+  CHECK(r.lines.empty());
 }
