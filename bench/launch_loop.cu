@@ -1,16 +1,25 @@
 // The launch-bound loop: N tiny kernels over 4 streams. Prints the time per
 // launch of the loop alone (no start-up, no exit), which is what a tracer's
 // per-launch cost shows in.
-//   launch_loop [N] [threads=T]     N default 200000
+//   launch_loop [N] [threads=T] [alternate=P]     N default 200000
 //
 // With threads=T, T host threads launch at once, N/T kernels each on a stream
 // of their own, each launch inside an NVTX range of the thread's own: what a
 // tracer's shared locks cost shows in the time per launch (the loop's wall
 // time over all N launches).
 //
+// With alternate=P, the N launches go in P pairs of blocks, one block with
+// collection on (between cudaProfilerStart and cudaProfilerStop) and one
+// off, alternating which comes first: the median of the pairs' ratios
+// on/off compares the two inside one process, where the machine's speed from
+// one process to the next cancels out (scripts/bench-alternate.sh).
+//
 // Last it prints the wall-clock time at which it returns from main, so that
 // the delay from there to the end of the process can be measured.
+#include <cuda_profiler_api.h>
 #include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
 
 #include <atomic>
 #include <chrono>
@@ -43,6 +52,14 @@ bool check(const char* what) {
   return false;
 }
 
+// Seconds for `n` launches over the streams, the GPU's work included.
+double timedLaunches(long n, cudaStream_t* streams, int kStreams, int* d) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < n; ++i) tiny<<<1, 32, 0, streams[i % kStreams]>>>(d);
+  cudaDeviceSynchronize();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 int singleThread(long n) {
   constexpr int kStreams = 4;
   cudaStream_t streams[kStreams];
@@ -51,12 +68,45 @@ int singleThread(long n) {
   cudaMalloc(&d, 64 * sizeof(int));
   for (int i = 0; i < 1000; ++i) tiny<<<1, 32, 0, streams[i % kStreams]>>>(d);  // warm-up
   cudaDeviceSynchronize();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < n; ++i) tiny<<<1, 32, 0, streams[i % kStreams]>>>(d);
-  cudaDeviceSynchronize();
-  const auto t1 = std::chrono::steady_clock::now();
-  const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+  const double us = timedLaunches(n, streams, kStreams, d) * 1e6;
   std::printf("launch_loop: %ld launches, %.3f us per launch\n", n, us / static_cast<double>(n));
+  return check("the loop") ? 0 : 1;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+int alternating(long n, int pairs) {
+  constexpr int kStreams = 4;
+  cudaStream_t streams[kStreams];
+  for (auto& s : streams) cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  int* d = nullptr;
+  cudaMalloc(&d, 64 * sizeof(int));
+  const long block = std::max(n / (2L * pairs), 1L);
+  auto run = [&](bool on) {
+    if (on) cudaProfilerStart();
+    const double s = timedLaunches(block, streams, kStreams, d);
+    if (on) cudaProfilerStop();
+    return s;
+  };
+  timedLaunches(1000, streams, kStreams, d);  // warm-up
+  run(true);  // the first window's set-up passes untimed
+  run(false);
+  std::vector<double> on, off, ratio;
+  for (int i = 0; i < pairs; ++i) {
+    const bool onFirst = i % 2 == 0;
+    const double a = run(onFirst);
+    const double b = run(!onFirst);
+    on.push_back(onFirst ? a : b);
+    off.push_back(onFirst ? b : a);
+    ratio.push_back(on.back() / off.back());
+  }
+  const double perLaunch = 1e6 / static_cast<double>(block);
+  std::printf("launch_loop: alternate %d pairs of %ld launches, on %.4f us, off %.4f us per launch, on/off %.4f\n",
+              pairs, block, median(on) * perLaunch, median(off) * perLaunch, median(ratio));
   return check("the loop") ? 0 : 1;
 }
 
@@ -109,8 +159,16 @@ int manyThreads(long n, int threads) {
 int main(int argc, char** argv) {
   long n = 200000;
   int threads = 0;
+  int pairs = 0;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "threads=", 8) == 0) {
+    if (std::strncmp(argv[i], "alternate=", 10) == 0) {
+      const long p = positive(argv[i] + 10);
+      if (p == 0 || p > 100000) {
+        std::fprintf(stderr, "launch_loop: alternate must be a whole number from 1 to 100000\n");
+        return 2;
+      }
+      pairs = static_cast<int>(p);
+    } else if (std::strncmp(argv[i], "threads=", 8) == 0) {
       const long t = positive(argv[i] + 8);
       if (t == 0 || t > 1024) {
         std::fprintf(stderr, "launch_loop: threads must be a whole number from 1 to 1024\n");
@@ -131,7 +189,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "launch_loop: N must be at least the number of threads\n");
     return 2;
   }
-  const int status = threads > 0 ? manyThreads(n, threads) : singleThread(n);
+  const int status = pairs > 0     ? alternating(n, pairs)
+                     : threads > 0 ? manyThreads(n, threads)
+                                   : singleThread(n);
   // When the program's exit begins (wall clock): what comes after it, a
   // tracer writing its trace included, is the exit delay scripts/bench.sh reports.
   timespec now{};

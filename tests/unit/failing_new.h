@@ -39,9 +39,14 @@ void* operator new(std::size_t n) { return failing_new::allocate(n); }
 void* operator new[](std::size_t n) { return failing_new::allocate(n); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return failing_new::allocateOrNull(n); }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return failing_new::allocateOrNull(n); }
+// GCC at -O1 takes free() of what these operator news return for a mismatch;
+// they allocate with malloc, so it is not one.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
