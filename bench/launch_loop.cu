@@ -1,7 +1,11 @@
 // The launch-bound loop: N tiny kernels over 4 streams. Prints the time per
 // launch of the loop alone (no start-up, no exit), which is what a tracer's
 // per-launch cost shows in.
-//   launch_loop [N] [threads=T] [alternate=P]     N default 200000
+//   launch_loop [N] [threads=T] [alternate=P] [work=W]     N default 200000
+//
+// With work=W, each kernel is W chains of FMAs on every SM (a block of 256
+// threads per SM) instead of a tiny one: the loop is bound by the GPU, not by the
+// launches, so what slows kernels on the GPU shows in the time per launch.
 //
 // With threads=T, T host threads launch at once, N/T kernels each on a stream
 // of their own, each launch inside an NVTX range of the thread's own: what a
@@ -36,6 +40,12 @@ __global__ void tiny(int* p) {
   if (threadIdx.x == 0) p[blockIdx.x] += 1;
 }
 
+__global__ void busy(int* p, int work) {
+  float x = static_cast<float>(threadIdx.x);
+  for (int i = 0; i < work; ++i) x = fmaf(x, 0.999f, 0.5f);
+  if (x == 0.f) atomicAdd(p, 1);  // never: keeps the chain
+}
+
 namespace {
 
 // Whole positive number, or 0 when `text` is not one.
@@ -52,10 +62,17 @@ bool check(const char* what) {
   return false;
 }
 
+int gWork = 0;     // work=W: the busy kernel instead of the tiny one
+int gBlocks = 1;  // its blocks: one per SM
+
 // Seconds for `n` launches over the streams, the GPU's work included.
 double timedLaunches(long n, cudaStream_t* streams, int kStreams, int* d) {
   const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < n; ++i) tiny<<<1, 32, 0, streams[i % kStreams]>>>(d);
+  if (gWork > 0) {
+    for (long i = 0; i < n; ++i) busy<<<gBlocks, 256, 0, streams[i % kStreams]>>>(d, gWork);
+  } else {
+    for (long i = 0; i < n; ++i) tiny<<<1, 32, 0, streams[i % kStreams]>>>(d);
+  }
   cudaDeviceSynchronize();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -66,8 +83,7 @@ int singleThread(long n) {
   for (auto& s : streams) cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   int* d = nullptr;
   cudaMalloc(&d, 64 * sizeof(int));
-  for (int i = 0; i < 1000; ++i) tiny<<<1, 32, 0, streams[i % kStreams]>>>(d);  // warm-up
-  cudaDeviceSynchronize();
+  timedLaunches(1000, streams, kStreams, d);  // warm-up
   const double us = timedLaunches(n, streams, kStreams, d) * 1e6;
   std::printf("launch_loop: %ld launches, %.3f us per launch\n", n, us / static_cast<double>(n));
   return check("the loop") ? 0 : 1;
@@ -161,7 +177,14 @@ int main(int argc, char** argv) {
   int threads = 0;
   int pairs = 0;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "alternate=", 10) == 0) {
+    if (std::strncmp(argv[i], "work=", 5) == 0) {
+      const long w = positive(argv[i] + 5);
+      if (w == 0 || w > 100000000) {
+        std::fprintf(stderr, "launch_loop: work must be a whole number from 1 to 100000000\n");
+        return 2;
+      }
+      gWork = static_cast<int>(w);
+    } else if (std::strncmp(argv[i], "alternate=", 10) == 0) {
       const long p = positive(argv[i] + 10);
       if (p == 0 || p > 100000) {
         std::fprintf(stderr, "launch_loop: alternate must be a whole number from 1 to 100000\n");
@@ -189,6 +212,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "launch_loop: N must be at least the number of threads\n");
     return 2;
   }
+  cudaDeviceGetAttribute(&gBlocks, cudaDevAttrMultiProcessorCount, 0);
   const int status = pairs > 0     ? alternating(n, pairs)
                      : threads > 0 ? manyThreads(n, threads)
                                    : singleThread(n);

@@ -23,7 +23,9 @@
 # on/off leaves out the API records' cost, which the process-level rows of
 # scripts/bench.sh include.
 # Programs: the ResNet-18 step (and the compiled one) of bench/torch_step.py,
-# and bench/launch_loop's launches (LAUNCHES of them in PAIRS pairs of blocks);
+# and bench/launch_loop's launches (LAUNCHES of them in PAIRS pairs of blocks;
+# LAUNCH_ARGS=work=W makes each kernel W FMAs long on every SM, so that the
+# loop is bound by the GPU);
 # PROGRAMS="torch launch" (the default) or either alone.
 # Printed per row: the medians over rounds of the step on and off and of the
 # process's own on/off (the median of its pairs), and for a cuptitrace row its
@@ -80,7 +82,7 @@ if [[ " $PROGRAMS " == *" torch "* ]]; then
 fi
 [[ " $PROGRAMS " == *" launch "* ]] && steps+=("launch loop")
 torch_cmd="python3 $(dirname "$0")/../bench/torch_step.py --alternate $PAIRS --block $BLOCK --compile-model $COMPILE_MODEL"
-launch_cmd="$BUILD/bench/launch_loop $LAUNCHES alternate=$PAIRS"
+launch_cmd="$BUILD/bench/launch_loop $LAUNCHES alternate=$PAIRS ${LAUNCH_ARGS:-}"
 
 # "<row>|<step>" -> space-separated samples, one per round
 declare -A on off ratio
