@@ -28,7 +28,7 @@ Command reportForm(ReportArgs& a) {
   Command c;
   c.name = "cuptitrace report";
   c.usage =
-      "usage: cuptitrace report TRACE.native -o FILE.html [--step-range NAME] [--force]\n"
+      "usage: cuptitrace report TRACE.native -o FILE.html [--step-range NAME] [--overwrite]\n"
       "       cuptitrace report RANK.native RANK.native... -o FILE.html [--jobs N]\n"
       "       cuptitrace report --summaries SUMMARIES... -o FILE.html\n";
   c.about =
@@ -42,7 +42,7 @@ Command reportForm(ReportArgs& a) {
        &a.stepRangeGiven},
       {"--jobs", "N", "with several traces: how many are read at once (default 2)", &a.jobs},
       {"--summaries", "", "the inputs are rank summaries written by cuptitrace summarize", &a.summaries},
-      {"-f,--force", "", "replace FILE if it exists", &a.overwrite},
+      {"--overwrite,-f,--force", "", "replace FILE if it exists", &a.overwrite},
   };
   c.positionalName = "TRACE.native";
   c.positionalHelp = "the saved trace (PREFIX.native); several: one page across ranks";

@@ -21,6 +21,7 @@
 #include "cli/merge_command.h"
 #include "cli/options.h"
 #include "cli/recover_command.h"
+#include "cli/report_command.h"
 #include "cli/stats_command.h"
 
 namespace cuptitrace {
@@ -180,6 +181,7 @@ TEST_CASE("commands: each has its own --help, and mistakes are one line", "[cli]
       {"stats", cli::runStats, {"--report", "--format", "--top", "--by-launch-config"}},
       {"merge", cli::runMerge, {"-o", "--output", "--overwrite"}},
       {"recover", cli::runRecover, {"--to", "-o", "--overwrite"}},
+      {"report", cli::runReport, {"-o", "--output", "--overwrite", "--step-range"}},
   };
   for (const auto& [name, run, options] : commands) {
     INFO(name);
@@ -191,7 +193,7 @@ TEST_CASE("commands: each has its own --help, and mistakes are one line", "[cli]
     for (const Strings& args :
          {Strings{"--bogus"}, Strings{"a", "b", "c"}, Strings{"--overwrite=maybe"}, Strings{}}) {
       // merge and stats (across ranks) take any number of traces
-      if ((name == "merge" || name == "stats") && args.size() == 3) continue;
+      if ((name == "merge" || name == "stats" || name == "report") && args.size() == 3) continue;
       out.clear();
       err.clear();
       INFO(args.size() << " arguments: " << err);
