@@ -86,15 +86,15 @@ void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out, unsig
   // Each thread its own row writer, made on its first piece; the pieces'
   // text to the stream in order.
   std::vector<CsvRows> rows(threads);
-  runInOrder<std::string>(
+  runInOrder<CsvText>(
       pieces, threads, 2 * size_t{threads},
-      [&](unsigned worker, size_t i, std::string& text) {
+      [&](unsigned worker, size_t i, CsvText& text) {
         text.clear();
         if (!rows[worker]) rows[worker] = csvRows(trace, kind);
         CsvWriter w(text, columns.size());
         rows[worker](w, i * pieceRecords, i + 1 == pieces ? SIZE_MAX : (i + 1) * pieceRecords);
       },
-      [&](size_t, std::string& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
+      [&](size_t, CsvText& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
 }
 
 }  // namespace cuptitrace
