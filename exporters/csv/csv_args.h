@@ -58,11 +58,14 @@ struct CsvColumns {
 
 class CsvArgRow {
  public:
-  CsvArgRow(const Trace& trace, CsvColumns columns) : strings_(trace.strings), columns_(columns) {
+  // `externalIds`: the index of the trace's external ids, when the table's
+  // writers share one (made here when the columns want it and none is given).
+  CsvArgRow(const Trace& trace, CsvColumns columns, std::shared_ptr<const ExternalIdIndex> externalIds = nullptr)
+      : strings_(trace.strings), columns_(columns) {
     for (const CsvColumn& c : columns) wanted_[static_cast<uint32_t>(c.arg)] = true;
     wanted_[static_cast<uint32_t>(Arg::None)] = false;
     if (wants(Arg::ExternalId) || wants(Arg::Scope))
-      externalIds_ = std::make_unique<ExternalIdIndex>(trace);
+      externalIds_ = externalIds != nullptr ? std::move(externalIds) : std::make_shared<const ExternalIdIndex>(trace);
     if (wants(Arg::NcclCollective)) nccl_ = std::make_unique<NcclNames>(trace);
   }
 
@@ -203,7 +206,7 @@ class CsvArgRow {
   CsvStrings strings_;
   const CsvColumns columns_;
   bool wanted_[kArgCount] = {};
-  std::unique_ptr<ExternalIdIndex> externalIds_;  // only for tables with its columns
+  std::shared_ptr<const ExternalIdIndex> externalIds_;  // only for tables with its columns
   std::unique_ptr<NcclNames> nccl_;
   uint64_t row_ = 1;
   std::string owned_;

@@ -30,23 +30,26 @@ void writePlace(CsvWriter& w, const Record& r) {
 
 }  // namespace
 
-CsvRows csvKernelRows(const Trace& trace) {
+CsvRows csvKernelRows(const Trace& trace, std::shared_ptr<const ExternalIdIndex> externalIds) {
   // The name and mangled_name fields by the name's string id: a trace
   // repeats a few names millions of times, so each is demangled, checked and
-  // quoted once while it is among the last few thousand names seen.
+  // quoted once while it is among the last few hundred names seen. Longer
+  // names than kKept are made again each time: a writer keeps 2 MiB at most.
   struct Names {
     StringId id = 0;
     bool filled = false;
     std::string fields;  // "name,mangled_name,"
   };
-  static constexpr size_t kNames = 1024;  // a power of two
+  static constexpr size_t kNames = 512;  // a power of two
+  static constexpr size_t kKept = 4096;
   struct Shared {
-    explicit Shared(const Trace& t) : names(new Names[kNames]), args(t, csvTableColumns(RecordKind::Kernel)) {}
+    Shared(const Trace& t, std::shared_ptr<const ExternalIdIndex> ids)
+        : names(new Names[kNames]), args(t, csvTableColumns(RecordKind::Kernel), std::move(ids)) {}
     DemangleCache demangler;
     std::unique_ptr<Names[]> names;
     CsvArgRow args;
   };
-  auto shared = std::make_shared<Shared>(trace);
+  auto shared = std::make_shared<Shared>(trace, std::move(externalIds));
   return [&trace, shared](CsvWriter& w, size_t first, size_t end) {
     DemangleCache& demangler = shared->demangler;
     CsvArgRow& args = shared->args;
@@ -59,13 +62,14 @@ CsvRows csvKernelRows(const Trace& trace) {
         names.fields += csvEscaped(mangled);
         names.fields += ',';
         names.id = k.name;
-        names.filled = true;
+        names.filled = names.fields.size() <= kKept;
       }
       args.next();
       kernelArgs(k, args);
       writePlace(w, k);
       args.fill(w);  // correlation_id
       w.fields(names.fields, 2);  // name, mangled_name
+      if (!names.filled) std::string().swap(names.fields);
       args.fill(w);  // grid_x ... launch_type
       w.integer(k.isDeviceLaunched);
       args.fill(

@@ -93,8 +93,8 @@ CsvRows csvOverheadRows(const Trace& trace) {
 
 // One row per API call made while an id was pushed, per kind pushed; a
 // scope's row names it (from its range).
-CsvRows csvExternalIdRows(const Trace& trace) {
-  return [&trace, shared = std::make_shared<ExternalIdIndex>(trace),
+CsvRows csvExternalIdRows(const Trace& trace, std::shared_ptr<const ExternalIdIndex> externalIds) {
+  return [&trace, shared = std::move(externalIds),
           strings = std::make_shared<CsvStrings>(trace.strings)](CsvWriter& w, size_t first, size_t end) {
     const ExternalIdIndex& index = *shared;
     forEachIn(trace.store.records<ExternalIdRecord>(), first, end, [&](const ExternalIdRecord& r) {

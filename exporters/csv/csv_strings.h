@@ -40,8 +40,9 @@ class CsvStrings {
 
  private:
   static constexpr size_t kSlots = 4096;  // a power of two
-  // Longer strings (messages) are written from their text each time.
-  static constexpr size_t kFieldBytes = 512;
+  // Longer strings (messages) are written from their text each time: what
+  // a writer keeps stays within about a MiB.
+  static constexpr size_t kFieldBytes = 256;
   struct Slot {
     StringId id = 0;
     bool filled = false;

@@ -23,9 +23,10 @@ std::string table(const Trace& t, RecordKind kind, unsigned threads, size_t piec
   return out.str();
 }
 
-// Name i: mangled (demangles to "void nsN::kI()"), with a comma, an invalid
-// byte or 600 characters now and then.
+// Name i: mangled (demangles to "ns::kI()"), with a comma, an invalid byte,
+// 600 or 5000 characters (more than a writer keeps) now and then.
 std::string kernelName(int i) {
+  if (i % 17 == 0) return "huge kernel " + std::string(5000, static_cast<char>('a' + i % 26)) + std::to_string(i);
   if (i % 13 == 0) return "long kernel " + std::string(600, static_cast<char>('a' + i % 26)) + std::to_string(i);
   if (i % 11 == 0) return "bad \xFF kernel " + std::to_string(i);
   if (i % 7 == 0) return "kernel, " + std::to_string(i) + " \"quoted\"";
@@ -41,7 +42,8 @@ TEST_CASE("csv rows name their own strings, however many names share the writers
   std::vector<StringId> kernels, calls;
   for (int i = 0; i < kNames; ++i) {
     kernels.push_back(t.strings.intern(kernelName(i)));
-    calls.push_back(t.strings.intern("cudaCall" + std::to_string(i) + (i % 9 == 0 ? ", \xC3\xA9" : "")));
+    calls.push_back(t.strings.intern("cudaCall" + std::to_string(i) + (i % 9 == 0 ? ", \xC3\xA9" : "") +
+                                     (i % 10 == 0 ? std::string(300, 'c') : "")));
   }
   constexpr uint32_t kRecords = 30000;
   for (uint32_t i = 0; i < kRecords; ++i) {
