@@ -5,7 +5,6 @@
 // record's strings, by one thread and by several.
 #include <catch2/catch.hpp>
 #include <cstdio>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,12 +15,6 @@
 
 namespace cuptitrace {
 namespace {
-
-std::string table(const Trace& t, RecordKind kind, unsigned threads, size_t pieceRecords) {
-  std::ostringstream out;
-  writeCsvTable(t, kind, out, threads, pieceRecords);
-  return out.str();
-}
 
 // Name i: mangled (demangles to "ns::kI()"), with a comma, an invalid byte,
 // 600 or 5000 characters (more than a writer keeps) now and then.
@@ -66,7 +59,7 @@ TEST_CASE("csv rows name their own strings, however many names share the writers
 
   // Several threads write one thread's bytes.
   for (const RecordKind kind : {RecordKind::Kernel, RecordKind::Api})
-    CHECK(table(t, kind, 3, 1000) == table(t, kind, 1, kCsvPieceRecords));
+    CHECK(testing::csvTableText(t, kind, 3, 1000) == testing::csvTableText(t, kind));
 
   const auto kernelRows = testing::csvTableRows(t, RecordKind::Kernel);
   const auto callRows = testing::csvTableRows(t, RecordKind::Api);
