@@ -96,6 +96,9 @@ void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out, unsig
       pieces, threads, 2 * size_t{threads},
       [&](unsigned worker, size_t i, CsvText& text) {
         text.clear();
+        // Room for rows of up to 512 bytes (a kernel's are about 200): the
+        // piece's buffer made once, whatever the rows' length.
+        text.reserve(pieceRecords * 512);
         if (!rows[worker]) rows[worker] = csvRows(trace, kind, externalIds);
         CsvWriter w(text, columns.size());
         rows[worker](w, i * pieceRecords, i + 1 == pieces ? SIZE_MAX : (i + 1) * pieceRecords);

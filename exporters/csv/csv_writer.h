@@ -42,6 +42,16 @@ class CsvText {
   const char* data() const { return data_.get(); }
   size_t size() const { return size_; }
   void clear() { size_ = 0; }
+  // Room for `bytes` in all, the text kept. Memory not written to costs
+  // nothing yet (the system gives its pages on first use): a generous
+  // reserve spares the copies and fresh pages of growing step by step.
+  void reserve(size_t bytes) {
+    if (bytes <= capacity_) return;
+    std::unique_ptr<char[]> more(new char[bytes]);
+    if (size_ != 0) std::memcpy(more.get(), data_.get(), size_);
+    data_ = std::move(more);
+    capacity_ = bytes;
+  }
 
  private:
   friend class CsvWriter;
@@ -170,12 +180,7 @@ class CsvWriter {
   }
   void grow(size_t n) {
     store();
-    const size_t size = text_->size_;
-    const size_t capacity = std::max(2 * text_->capacity_, size + std::max<size_t>(n, 4096));
-    std::unique_ptr<char[]> more(new char[capacity]);
-    if (size != 0) std::memcpy(more.get(), text_->data_.get(), size);
-    text_->data_ = std::move(more);
-    text_->capacity_ = capacity;
+    text_->reserve(std::max(2 * text_->capacity_, text_->size_ + std::max<size_t>(n, 4096)));
     load();
   }
   void endField() {
