@@ -5,7 +5,7 @@
 // shapes, durations of a few microseconds.
 //
 //   export_bench [--pairs N] [--seed S] [--repeat R] [--out DIR]
-//   export_bench --exit DIR [--pairs N] [--repeat R] [--format F]
+//   export_bench --exit DIR [--pairs N] [--repeat R] [--format F] [--threads T]
 //   export_bench --native PATH [--pairs N] [--seed S]
 //
 // Prints, for Chrome JSON, Perfetto protobuf and json.gz (the JSON through
@@ -25,7 +25,9 @@
 // (exportAll), with one writer thread and with all the cores, paired; the
 // store held within the default CUPTITRACE_MAX_MEMORY, the rest spilled
 // into DIR, as in a traced program. --format F times that format alone
-// (native, pftrace, json, sqlite or csv).
+// (native, pftrace, json, sqlite or csv); --threads T writes the second run
+// with T writer threads instead of every usable core. EXIT_DELAY_KEEP=1 in
+// the environment keeps the files of the last run to look at.
 #include <time.h>
 
 #include <chrono>
@@ -189,6 +191,7 @@ Run measure(int repeat, const std::function<uint64_t(std::ostream&)>& write) {
 
 int main(int argc, char** argv) {
   uint64_t pairs = 1'000'000, seed = 1;
+  uint32_t threads = 0;
   int repeat = 3;
   std::string outDir, exitDir, nativePath, onlyFormat;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -206,6 +209,8 @@ int main(int argc, char** argv) {
       nativePath = argv[i + 1];
     else if (std::strcmp(argv[i], "--format") == 0)
       onlyFormat = argv[i + 1];
+    else if (std::strcmp(argv[i], "--threads") == 0)
+      threads = static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
   }
   Trace trace;
   if (!exitDir.empty()) {
@@ -214,7 +219,7 @@ int main(int argc, char** argv) {
     trace.store.setMaxBytes(Config{}.maxMemory);
     enableSpillJournal(trace, exitDir + "/export_bench.spill", SpillMode::Auto);
     fill(trace, pairs, seed);
-    const int status = cuptitrace::bench::exitDelay(trace, exitDir, repeat, onlyFormat);
+    const int status = cuptitrace::bench::exitDelay(trace, exitDir, repeat, onlyFormat, threads);
     ::unlink((exitDir + "/export_bench.spill").c_str());
     return status;
   }

@@ -18,6 +18,7 @@
 // read from record_args.h through csv_args.h.
 #include "exporters/csv/csv.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,11 +29,12 @@
 namespace cuptitrace {
 namespace {
 
-// The row writer of `kind`'s table (csv_tables.h).
-CsvRows csvRows(const Trace& trace, RecordKind kind) {
+// The row writer of `kind`'s table (csv_tables.h); `externalIds` is the
+// index its writers share, for the tables that read it.
+CsvRows csvRows(const Trace& trace, RecordKind kind, const std::shared_ptr<const ExternalIdIndex>& externalIds) {
   switch (kind) {
     case RecordKind::Kernel:
-      return csvKernelRows(trace);
+      return csvKernelRows(trace, externalIds);
     case RecordKind::Memcpy:
       return csvMemcpyRows(trace);
     case RecordKind::Memset:
@@ -54,7 +56,7 @@ CsvRows csvRows(const Trace& trace, RecordKind kind) {
     case RecordKind::Graph:
       return csvGraphRows(trace);
     case RecordKind::ExternalId:
-      return csvExternalIdRows(trace);
+      return csvExternalIdRows(trace, externalIds);
     case RecordKind::OpenAcc:
       return csvOpenAccRows(trace);
     case RecordKind::GpuMetric:
@@ -73,10 +75,14 @@ void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out, unsig
   if (pieceRecords == 0) pieceRecords = 1;
   const size_t records = trace.store.count(kind);
   const size_t pieces = (records + pieceRecords - 1) / pieceRecords;
+  // Made once for every writer of the table.
+  std::shared_ptr<const ExternalIdIndex> externalIds;
+  if (kind == RecordKind::Kernel || kind == RecordKind::ExternalId)
+    externalIds = std::make_shared<const ExternalIdIndex>(trace);
   if (threads <= 1 || pieces <= 1) {
     CsvWriter w(out, columns.size());
     w.header(columns);
-    csvRows(trace, kind)(w, 0, SIZE_MAX);
+    csvRows(trace, kind, externalIds)(w, 0, SIZE_MAX);
     return;
   }
   {
@@ -86,15 +92,18 @@ void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out, unsig
   // Each thread its own row writer, made on its first piece; the pieces'
   // text to the stream in order.
   std::vector<CsvRows> rows(threads);
-  runInOrder<std::string>(
+  runInOrder<CsvText>(
       pieces, threads, 2 * size_t{threads},
-      [&](unsigned worker, size_t i, std::string& text) {
+      [&](unsigned worker, size_t i, CsvText& text) {
         text.clear();
-        if (!rows[worker]) rows[worker] = csvRows(trace, kind);
+        // Room for rows of up to 512 bytes (a kernel's are about 200): the
+        // piece's buffer made once, whatever the rows' length.
+        text.reserve(pieceRecords * 512);
+        if (!rows[worker]) rows[worker] = csvRows(trace, kind, externalIds);
         CsvWriter w(text, columns.size());
         rows[worker](w, i * pieceRecords, i + 1 == pieces ? SIZE_MAX : (i + 1) * pieceRecords);
       },
-      [&](size_t, std::string& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
+      [&](size_t, CsvText& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
 }
 
 }  // namespace cuptitrace

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "core/trace.h"
+#include "exporters/csv/csv_strings.h"
 #include "exporters/csv/csv_writer.h"
 #include "timeline/external_ids.h"
 #include "timeline/nccl_names.h"
@@ -57,13 +58,19 @@ struct CsvColumns {
 
 class CsvArgRow {
  public:
-  CsvArgRow(const Trace& trace, CsvColumns columns) : trace_(trace), columns_(columns) {
+  // `externalIds`: the index of the trace's external ids, when the table's
+  // writers share one (made here when the columns want it and none is given).
+  CsvArgRow(const Trace& trace, CsvColumns columns, std::shared_ptr<const ExternalIdIndex> externalIds = nullptr)
+      : strings_(trace.strings), columns_(columns) {
     for (const CsvColumn& c : columns) wanted_[static_cast<uint32_t>(c.arg)] = true;
     wanted_[static_cast<uint32_t>(Arg::None)] = false;
     if (wants(Arg::ExternalId) || wants(Arg::Scope))
-      externalIds_ = std::make_unique<ExternalIdIndex>(trace);
+      externalIds_ = externalIds != nullptr ? std::move(externalIds) : std::make_shared<const ExternalIdIndex>(trace);
     if (wants(Arg::NcclCollective)) nccl_ = std::make_unique<NcclNames>(trace);
   }
+
+  // The trace's strings, as this writer reads them (csv_strings.h).
+  CsvStrings& strings() { return strings_; }
 
   // Forgets the previous record's arguments.
   void next() {
@@ -120,7 +127,7 @@ class CsvArgRow {
     if (wants(a)) slot(a, Type::Float).single = v;
   }
   CSV_ARG_FN string(Arg a, StringId id) {
-    if (wants(a)) slot(a, Type::Text).text = trace_.strings.get(id);
+    if (wants(a)) slot(a, Type::Text).text = strings_.get(id);
   }
   // Text that may not outlive the call (a color): kept in the row.
   CSV_ARG_FN text(Arg a, std::string_view v) {
@@ -196,10 +203,10 @@ class CsvArgRow {
     return s;
   }
 
-  const Trace& trace_;
+  CsvStrings strings_;
   const CsvColumns columns_;
   bool wanted_[kArgCount] = {};
-  std::unique_ptr<ExternalIdIndex> externalIds_;  // only for tables with its columns
+  std::shared_ptr<const ExternalIdIndex> externalIds_;  // only for tables with its columns
   std::unique_ptr<NcclNames> nccl_;
   uint64_t row_ = 1;
   std::string owned_;

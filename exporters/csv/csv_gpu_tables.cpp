@@ -30,34 +30,46 @@ void writePlace(CsvWriter& w, const Record& r) {
 
 }  // namespace
 
-CsvRows csvKernelRows(const Trace& trace) {
-  // Demangled names by string id: a trace repeats a few names millions of
-  // times, so each is looked up once.
+CsvRows csvKernelRows(const Trace& trace, std::shared_ptr<const ExternalIdIndex> externalIds) {
+  // The name and mangled_name fields by the name's string id: a trace
+  // repeats a few names millions of times, so each is demangled, checked and
+  // quoted once while it is among the last few hundred names seen. Longer
+  // names than kKept are made again each time: a writer keeps 2 MiB at most.
+  struct Names {
+    StringId id = 0;
+    bool filled = false;
+    std::string fields;  // "name,mangled_name,"
+  };
+  static constexpr size_t kNames = 512;  // a power of two
+  static constexpr size_t kKept = 4096;
   struct Shared {
-    explicit Shared(const Trace& t)
-        : demangled(t.strings.size(), nullptr), args(t, csvTableColumns(RecordKind::Kernel)) {}
+    Shared(const Trace& t, std::shared_ptr<const ExternalIdIndex> ids)
+        : names(new Names[kNames]), args(t, csvTableColumns(RecordKind::Kernel), std::move(ids)) {}
     DemangleCache demangler;
-    std::vector<const std::string*> demangled;
+    std::unique_ptr<Names[]> names;
     CsvArgRow args;
   };
-  auto shared = std::make_shared<Shared>(trace);
+  auto shared = std::make_shared<Shared>(trace, std::move(externalIds));
   return [&trace, shared](CsvWriter& w, size_t first, size_t end) {
     DemangleCache& demangler = shared->demangler;
-    std::vector<const std::string*>& demangled = shared->demangled;
     CsvArgRow& args = shared->args;
     forEachIn(trace.store.records<KernelRecord>(), first, end, [&](const KernelRecord& k) {
-      const std::string_view mangled = trace.strings.get(k.name);
-      const std::string* name = k.name < demangled.size() ? demangled[k.name] : nullptr;
-      if (name == nullptr) {
-        name = &demangler.get(mangled);
-        if (k.name < demangled.size()) demangled[k.name] = name;
+      Names& names = shared->names[k.name & (kNames - 1)];
+      if (!names.filled || names.id != k.name) {
+        const std::string_view mangled = args.strings().get(k.name);
+        names.fields = csvEscaped(demangler.get(mangled));
+        names.fields += ',';
+        names.fields += csvEscaped(mangled);
+        names.fields += ',';
+        names.id = k.name;
+        names.filled = names.fields.size() <= kKept;
       }
       args.next();
       kernelArgs(k, args);
       writePlace(w, k);
       args.fill(w);  // correlation_id
-      w.text(*name);
-      w.text(mangled);
+      w.fields(names.fields, 2);  // name, mangled_name
+      if (!names.filled) std::string().swap(names.fields);
       args.fill(w);  // grid_x ... launch_type
       w.integer(k.isDeviceLaunched);
       args.fill(

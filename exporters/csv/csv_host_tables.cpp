@@ -8,6 +8,7 @@
 #include "core/api_set.h"
 #include "exporters/csv/csv_args.h"
 #include "exporters/csv/csv_columns.h"
+#include "exporters/csv/csv_strings.h"
 #include "exporters/csv/csv_tables.h"
 #include "timeline/external_ids.h"
 #include "timeline/record_args.h"
@@ -38,7 +39,8 @@ const char* payloadTypeName(uint8_t type) {
 }  // namespace
 
 CsvRows csvApiRows(const Trace& trace) {
-  return [&trace, sets = recordedApiSets(trace)](CsvWriter& w, size_t first, size_t end) {
+  return [&trace, sets = recordedApiSets(trace), strings = std::make_shared<CsvStrings>(trace.strings)](
+             CsvWriter& w, size_t first, size_t end) {
     const auto setOf = [&](uint8_t domain) -> const char* {
       if (!sets.known) return "";
       if (domain == static_cast<uint8_t>(ApiDomain::Runtime)) return apiSetName(sets.runtime);
@@ -48,7 +50,7 @@ CsvRows csvApiRows(const Trace& trace) {
   forEachIn(trace.store.records<ApiRecord>(), first, end, [&](const ApiRecord& a) {
     w.times(a.start, a.end);
     w.text(apiDomainName(a.domain));
-    w.text(trace.strings.get(a.name));
+    strings->text(w, a.name);
     w.integer(a.threadId);
     w.integer(a.correlationId);
     w.integer(a.cbid);
@@ -60,14 +62,14 @@ CsvRows csvApiRows(const Trace& trace) {
 }
 
 CsvRows csvNvtxRows(const Trace& trace) {
-  return csvArgRows<NvtxRecord>(trace, RecordKind::Nvtx, [&trace](CsvArgRow& args, CsvWriter& w, const NvtxRecord& n) {
+  return csvArgRows<NvtxRecord>(trace, RecordKind::Nvtx, [](CsvArgRow& args, CsvWriter& w, const NvtxRecord& n) {
     nvtxArgs(n, false, args);
     w.text(nvtxTypeName(static_cast<NvtxType>(n.type)));
     w.times(n.start, n.end);
     w.integer(n.threadId);
     w.integer(n.endThreadId);
     args.fill(w);  // domain
-    w.text(trace.strings.get(n.message));
+    args.strings().text(w, n.message);
     args.fill(w);  // category, color
     w.text(payloadTypeName(n.payloadType));
     args.fill(w);  // payload, as the type NVTX was given
@@ -80,9 +82,9 @@ CsvRows csvNvtxRows(const Trace& trace) {
 
 CsvRows csvOverheadRows(const Trace& trace) {
   return csvArgRows<OverheadRecord>(trace, RecordKind::Overhead,
-                            [&trace](CsvArgRow& args, CsvWriter& w, const OverheadRecord& o) {
+                            [](CsvArgRow& args, CsvWriter& w, const OverheadRecord& o) {
     overheadArgs(o, args);
-    w.text(trace.strings.get(o.name));
+    args.strings().text(w, o.name);
     w.times(o.start, o.end);
     args.fill(w);  // thread_id (empty: the overhead belongs to no thread), device
     w.endRow();
@@ -91,15 +93,17 @@ CsvRows csvOverheadRows(const Trace& trace) {
 
 // One row per API call made while an id was pushed, per kind pushed; a
 // scope's row names it (from its range).
-CsvRows csvExternalIdRows(const Trace& trace) {
-  return [&trace, shared = std::make_shared<ExternalIdIndex>(trace)](CsvWriter& w, size_t first, size_t end) {
+CsvRows csvExternalIdRows(const Trace& trace, std::shared_ptr<const ExternalIdIndex> externalIds) {
+  return [&trace, shared = std::move(externalIds),
+          strings = std::make_shared<CsvStrings>(trace.strings)](CsvWriter& w, size_t first, size_t end) {
     const ExternalIdIndex& index = *shared;
     forEachIn(trace.store.records<ExternalIdRecord>(), first, end, [&](const ExternalIdRecord& r) {
       w.integer(r.correlationId);
       w.text(externalKindName(r.externalKind));
       w.integer(r.externalId);
       const bool scope = r.externalKind == static_cast<uint8_t>(ExternalKind::Scope);
-      w.text(scope ? trace.strings.get(index.scopeName(r.externalId)) : std::string_view());
+      if (scope) strings->text(w, index.scopeName(r.externalId));
+      else w.empty();
       w.endRow();
     });
   };
@@ -107,7 +111,7 @@ CsvRows csvExternalIdRows(const Trace& trace) {
 
 CsvRows csvOpenAccRows(const Trace& trace) {
   return csvArgRows<OpenAccRecord>(trace, RecordKind::OpenAcc,
-                            [&trace](CsvArgRow& args, CsvWriter& w, const OpenAccRecord& r) {
+                            [](CsvArgRow& args, CsvWriter& w, const OpenAccRecord& r) {
     const bool data = r.type == static_cast<uint8_t>(OpenAccType::Data);
     openAccArgs(r, args);
     w.text(openAccTypeName(r.type));
@@ -118,11 +122,11 @@ CsvRows csvOpenAccRows(const Trace& trace) {
     args.fill(w);  // src_file ... parent_construct
     w.integer(r.implicit);
     args.fill(w);  // version ... external_id
-    w.text(trace.strings.get(r.varName));
+    args.strings().text(w, r.varName);
     args.fill(w);  // bytes: data events only
     if (data) writeAddress(w, r.hostPtr); else w.empty();
     if (data) writeAddress(w, r.devicePtr); else w.empty();
-    w.text(trace.strings.get(r.kernelName));
+    args.strings().text(w, r.kernelName);
     args.fill(w);  // num_gangs, num_workers, vector_length: launches only
     w.endRow();
   });

@@ -11,10 +11,12 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 
 #include "core/trace.h"
 #include "exporters/record_range.h"
 #include "exporters/csv/csv_writer.h"
+#include "timeline/external_ids.h"
 
 namespace cuptitrace {
 
@@ -28,8 +30,10 @@ CsvRows csvRowsOf(const Trace& trace, Row row) {
   };
 }
 
-// GPU work (csv_gpu_tables.cpp).
-CsvRows csvKernelRows(const Trace& trace);
+// GPU work (csv_gpu_tables.cpp). The kernels' and the external ids' tables
+// read the external ids' index, which every writer of the table shares
+// (made once: it reads every external id and NVTX range of the trace).
+CsvRows csvKernelRows(const Trace& trace, std::shared_ptr<const ExternalIdIndex> externalIds);
 CsvRows csvMemcpyRows(const Trace& trace);
 CsvRows csvMemsetRows(const Trace& trace);
 CsvRows csvGraphRows(const Trace& trace);
@@ -40,7 +44,7 @@ CsvRows csvGpuMetricRows(const Trace& trace);
 CsvRows csvApiRows(const Trace& trace);
 CsvRows csvNvtxRows(const Trace& trace);
 CsvRows csvOverheadRows(const Trace& trace);
-CsvRows csvExternalIdRows(const Trace& trace);
+CsvRows csvExternalIdRows(const Trace& trace, std::shared_ptr<const ExternalIdIndex> externalIds);
 CsvRows csvOpenAccRows(const Trace& trace);
 // Memory, memory pools and unified memory (csv_memory_tables.cpp).
 CsvRows csvMemoryRows(const Trace& trace);

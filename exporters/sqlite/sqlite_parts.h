@@ -15,7 +15,9 @@
 //     have no index yet, so SQLite copies the records as they are (its
 //     transfer optimization: nothing decoded), each the next rowid; after a
 //     table's last piece it builds the table's indexes, as one thread does
-//     after the rows (their sorts on several threads).
+//     after the rows (their sorts on several threads). The tables with an
+//     index come first, so that the threads write the other tables'
+//     pieces while it sorts.
 //
 // The pieces' files are removed on every path; a database that fails is
 // never left behind (writeFileSafelyAt removes the output's own file).

@@ -21,7 +21,8 @@ struct SqliteTableSpec {
 // naming a table we could fill never fails for a missing table).
 const std::vector<SqliteTableSpec>& sqliteTables();
 
-// Indexes built after the rows: on what the documented example queries join on.
+// Indexes built after the rows: the few that the documented example
+// queries need (sqlite_schema.cpp says which, and why no more).
 const std::vector<std::string>& sqliteIndexes();
 // The table one of those indexes is on.
 std::string sqliteIndexTable(const std::string& createIndex);

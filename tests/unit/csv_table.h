@@ -13,6 +13,14 @@
 
 namespace cuptitrace::testing {
 
+// The text of `kind`'s table, formatted by `threads` threads in pieces of `pieceRecords`.
+inline std::string csvTableText(const Trace& t, RecordKind kind, unsigned threads = 1,
+                                size_t pieceRecords = kCsvPieceRecords) {
+  std::ostringstream out;
+  writeCsvTable(t, kind, out, threads, pieceRecords);
+  return out.str();
+}
+
 inline std::vector<std::vector<std::string>> csvTableRows(const Trace& t, RecordKind kind) {
   std::ostringstream out;
   writeCsvTable(t, kind, out);

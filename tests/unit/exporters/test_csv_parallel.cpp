@@ -3,22 +3,15 @@
 // invalid UTF-8, empty tables, pieces that cross the store's chunks.
 #include <catch2/catch.hpp>
 #include <cstdio>
-#include <sstream>
 #include <string>
 
 #include "exporters/csv/csv.h"
+#include "csv_table.h"
 #include "every_kind_fixture.h"
 
 namespace cuptitrace {
-namespace {
 
-std::string table(const Trace& t, RecordKind kind, unsigned threads, size_t pieceRecords) {
-  std::ostringstream out;
-  writeCsvTable(t, kind, out, threads, pieceRecords);
-  return out.str();
-}
-
-}  // namespace
+using testing::csvTableText;
 
 TEST_CASE("CSV tables formatted by several threads are one thread's bytes", "[csv][parallel]") {
   Trace t;
@@ -27,19 +20,19 @@ TEST_CASE("CSV tables formatted by several threads are one thread's bytes", "[cs
   for (int k = 0; k < kRecordKindCount; ++k) {
     const auto kind = static_cast<RecordKind>(k);
     if (csvColumns(kind).empty()) continue;
-    const std::string serial = table(t, kind, 1, kCsvPieceRecords);
+    const std::string serial = csvTableText(t, kind, 1, kCsvPieceRecords);
     REQUIRE(!serial.empty());  // the header at least
     empty += t.store.count(kind) == 0;
     for (const unsigned threads : {2u, 3u, 8u})
       for (const size_t piece : {size_t{1}, size_t{7}, size_t{1000}, size_t{4096}, kCsvPieceRecords}) {
         INFO(csvTableName(kind) << ": " << threads << " threads, pieces of " << piece << " records");
-        CHECK(table(t, kind, threads, piece) == serial);
+        CHECK(csvTableText(t, kind, threads, piece) == serial);
       }
     ++tables;
     bytes += serial.size();
   }
   // What was compared holds what needs quoting and replacing.
-  const std::string kernels = table(t, RecordKind::Kernel, 1, kCsvPieceRecords);
+  const std::string kernels = csvTableText(t, RecordKind::Kernel, 1, kCsvPieceRecords);
   CHECK(kernels.find("\"kernel \"\"q\"\", \xC3\xA9\xE2\x9C\x93\"") != std::string::npos);
   CHECK(kernels.find("\"bad \xEF\xBF\xBD utf8\nline\"") != std::string::npos);
   CHECK(empty > 0);
