@@ -113,26 +113,27 @@ void PmSampler::followCapture(bool capturing) {
       logger().debug("gpu_metrics: {}: a capture window ends: sampling stopped in {} us", pmDeviceText(d.id, d.chip),
                      nsBetween(began, std::chrono::steady_clock::now()) / 1000);
     } else if (capturing && d.paused && d.chosen && !d.running && hasContext(d.id)) {
-      d.paused = false;
-      bool started = false;
-      if (d.open) {
-        const PmStatus s = backend_->resume(d.id);
-        if (s.ok()) {
-          beginSamples(d);
-          d.running = true;
-          started = true;
-        } else {
-          // Not started again: a new session takes over.
-          logger().debug("gpu_metrics: {}: {}", pmDeviceText(d.id, d.chip), s.text);
-          closeSession(d);
-        }
-      }
-      if (!started) started = startSession(d);
-      if (started)
+      if (restart(d))
         logger().debug("gpu_metrics: {}: a capture window: sampling again in {} us", pmDeviceText(d.id, d.chip),
                        nsBetween(began, std::chrono::steady_clock::now()) / 1000);
     }
   }
+}
+
+bool PmSampler::restart(Device& d) {
+  d.paused = false;
+  if (d.open) {
+    const PmStatus s = backend_->resume(d.id);
+    if (s.ok()) {
+      beginSamples(d);
+      d.running = true;
+      return true;
+    }
+    // Not started again: a new session takes over.
+    logger().debug("gpu_metrics: {}: {}", pmDeviceText(d.id, d.chip), s.text);
+    closeSession(d);
+  }
+  return startSession(d);
 }
 
 void PmSampler::closeSession(Device& d) {
@@ -258,10 +259,10 @@ void PmSampler::pollOnce() {
       if (d.id == id) known = &d;
     if (live && known == nullptr) {
       setUp(id);
-    } else if (live && known->chosen && !known->running && !known->paused) {
+    } else if (live && known->chosen && !known->running) {
       if (!capturing) {
         known->paused = true;  // the next capture window starts it
-      } else if (startSession(*known)) {
+      } else if (restart(*known)) {
         ++resumed_;
         logger().info("gpu_metrics: {}: a new context: sampling again", pmDeviceText(id, known->chip));
       }

@@ -167,6 +167,9 @@ class PmSampler {
   static void beginSamples(Device& d);
   // Ends a device's session in the backend, while its context lives.
   void closeSession(Device& d);
+  // Samples a paused (or stopped) device again: its session started again
+  // where it is still set up, a new one otherwise.
+  bool restart(Device& d);
   // Stops the running devices when no capture window is open, and starts
   // the paused ones with a context when one is (under workMutex_).
   void followCapture(bool capturing);

@@ -633,7 +633,8 @@ TEST_CASE("pm sampling: outside capture windows no device samples, started again
   r.sampler->start();
   r.sampler->setCapturing(false);  // collection starts off (a window mode)
   r.sampler->addDevice(0);         // set up (metrics chosen), then stopped at once
-  REQUIRE(waitFor([&] { return b.get(0).stopped; }));
+  // Stopped, then what its buffer held decoded, once.
+  REQUIRE(waitFor([&] { return b.get(0).stopped && b.get(0).decodes == 1; }));
   CHECK(b.get(0).starts == 1);
   const int idle = b.get(0).decodes;
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
