@@ -18,6 +18,7 @@
 // read from record_args.h through csv_args.h.
 #include "exporters/csv/csv.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -97,8 +98,9 @@ void writeCsvTable(const Trace& trace, RecordKind kind, std::ostream& out, unsig
       [&](unsigned worker, size_t i, CsvText& text) {
         text.clear();
         // Room for rows of up to 512 bytes (a kernel's are about 200): the
-        // piece's buffer made once, whatever the rows' length.
-        text.reserve(pieceRecords * 512);
+        // piece's buffer made once, whatever the rows' length (pieces of
+        // more than 64 Ki records grow as they must).
+        text.reserve(std::min<size_t>(pieceRecords, size_t{1} << 16) * 512);
         if (!rows[worker]) rows[worker] = csvRows(trace, kind, externalIds);
         CsvWriter w(text, columns.size());
         rows[worker](w, i * pieceRecords, i + 1 == pieces ? SIZE_MAX : (i + 1) * pieceRecords);
