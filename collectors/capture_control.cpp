@@ -158,13 +158,14 @@ std::vector<CaptureSpan> CaptureControl::windows(uint64_t endNs) const {
 // were decided. That lock is taken only on these capture paths, never in
 // CUPTI's buffer callbacks, and enabling or disabling a kind does not call
 // back into this class, so no lock order with CUPTI's own locks arises.
-void CaptureControl::apply(CaptureChange change, bool onThread) {
+bool CaptureControl::apply(CaptureChange change, bool onThread) {
   if (change == CaptureChange::Open) {
     windows_.push_back({now(), 0});
     if (!recording_) actions_.setRecording(true);
     recording_ = true;
     on_ = true;
     logger().info("capture window {} opens", windows_.size());
+    return true;
   } else if (change == CaptureChange::Close) {
     on_ = false;
     actions_.setRecording(false);
@@ -175,6 +176,7 @@ void CaptureControl::apply(CaptureChange change, bool onThread) {
     if (onThread) flushPending_ = true;
     else requestFlush();
   }
+  return false;
 }
 
 void CaptureControl::requestFlush() {
@@ -207,6 +209,7 @@ void CaptureControl::run() {
     if (ready < 0 && errno != EINTR) return;
     bool quit = false;
     bool flush = false;
+    bool opened = false;
     if (ready > 0) {
       char bytes[64];
       const ssize_t n = ::read(pipe_[0], bytes, sizeof(bytes));
@@ -214,14 +217,14 @@ void CaptureControl::run() {
       for (ssize_t i = 0; i < n; ++i) {
         if (bytes[i] == kQuit) quit = true;
         else if (bytes[i] == kFlush) flush = true;
-        else if (bytes[i] == kToggle && !stopped_) apply(window_.toggle(), true);
+        else if (bytes[i] == kToggle && !stopped_) opened = apply(window_.toggle(), true) || opened;
       }
     }
     if (quit) return;
     bool detachNow = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (!stopped_ && !window_.finished()) apply(window_.tick(now()), true);
+      if (!stopped_ && !window_.finished()) opened = apply(window_.tick(now()), true) || opened;
       flush = flush || flushPending_;
       flushPending_ = false;
       if (!detachDone && !stopped_ && window_.pastLastWindow()) {
@@ -230,6 +233,7 @@ void CaptureControl::run() {
         detachNow = t >= *detachAt;
       }
     }
+    if (opened) windowOpened();
     if (flush) actions_.flush();  // no lock of ours held: CUPTI calls back into the collector
     if (detachNow) detachDone = actions_.detach();
   }
@@ -239,9 +243,13 @@ void CaptureControl::profilerCall(bool start, CUpti_ApiCallbackSite site) {
   // The window runs from the end of cudaProfilerStart to the start of
   // cudaProfilerStop: neither call is part of it.
   if (start != (site == CUPTI_API_EXIT) || !started_ || stopped_) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (stopped_) return;
-  apply(start ? window_.profilerStart() : window_.profilerStop(), false);
+  bool opened = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_) return;
+    opened = apply(start ? window_.profilerStart() : window_.profilerStop(), false);
+  }
+  if (opened) windowOpened();
 }
 
 std::string CaptureControl::rangeName(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
@@ -283,24 +291,28 @@ void CaptureControl::nvtxOpening(CUpti_CallbackId cbid, const CUpti_NvtxData* da
   const bool registers =
       cbid == CUPTI_CBID_NVTX_nvtxDomainRegisterStringA || cbid == CUPTI_CBID_NVTX_nvtxDomainRegisterStringW;
   if (!registers && !isPush(cbid) && !isStart(cbid)) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (stopped_) return;
-  if (registers) {
-    // Ranges named with registered strings (nvtx3::registered_string) match by their text.
-    if (data->functionReturnValue == nullptr) return;
-    const void* handle = *static_cast<const nvtxStringHandle_t*>(data->functionReturnValue);
-    const char* raw = params<nvtxDomainRegisterStringA_params>(data).string;
-    registered_[handle] = cbid == CUPTI_CBID_NVTX_nvtxDomainRegisterStringA
-                              ? std::string(raw ? raw : "")
-                              : wideToUtf8(reinterpret_cast<const wchar_t*>(raw));
-    return;
+  bool opened = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_) return;
+    if (registers) {
+      // Ranges named with registered strings (nvtx3::registered_string) match by their text.
+      if (data->functionReturnValue == nullptr) return;
+      const void* handle = *static_cast<const nvtxStringHandle_t*>(data->functionReturnValue);
+      const char* raw = params<nvtxDomainRegisterStringA_params>(data).string;
+      registered_[handle] = cbid == CUPTI_CBID_NVTX_nvtxDomainRegisterStringA
+                                ? std::string(raw ? raw : "")
+                                : wideToUtf8(reinterpret_cast<const wchar_t*>(raw));
+      return;
+    }
+    const std::string name = rangeName(cbid, data);
+    if (isPush(cbid))
+      opened = apply(window_.rangePush(cachedThreadId(), domainKey(pushDomain(cbid, data)), name), false);
+    else
+      opened = apply(window_.rangeStart(startedId(data), name), false);
+    finished_ = window_.finished();
   }
-  const std::string name = rangeName(cbid, data);
-  if (isPush(cbid))
-    apply(window_.rangePush(cachedThreadId(), domainKey(pushDomain(cbid, data)), name), false);
-  else
-    apply(window_.rangeStart(startedId(data), name), false);
-  finished_ = window_.finished();
+  if (opened) windowOpened();
 }
 
 void CaptureControl::nvtxClosing(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {

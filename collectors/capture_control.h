@@ -40,6 +40,11 @@ class CaptureControl {
     // false (the detach waits for a CUDA call of the program); empty: CUPTI
     // stays attached.
     std::function<bool()> detach;
+    // A window opened: called after setRecording(true), on the thread that
+    // opened it (a program thread in cudaProfilerStart or an NVTX push, or
+    // the capture thread), with no lock of ours held, so that what it waits
+    // for holds up no other thread's NVTX calls. Empty: nothing to wait for.
+    std::function<void()> opened;
   };
 
   CaptureControl(CaptureSpec spec, Actions actions);
@@ -75,7 +80,11 @@ class CaptureControl {
   bool admitNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
 
  private:
-  void apply(CaptureChange change, bool onThread);  // mutex_ held
+  // True when a window opened (actions_.opened is then the caller's to call, unlocked).
+  bool apply(CaptureChange change, bool onThread);  // mutex_ held
+  void windowOpened() {
+    if (actions_.opened) actions_.opened();
+  }
   void run();
   void requestFlush();
   std::string rangeName(CUpti_CallbackId cbid, const CUpti_NvtxData* data);  // mutex_ held

@@ -78,17 +78,19 @@ void PmSampler::addDevice(uint32_t device) {
 }
 
 void PmSampler::setCapturing(bool on) {
-  uint64_t asked = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_ || capturing_ == on) return;
     capturing_ = on;
-    asked = ++captureAsked_;
-    if (!thread_.joinable()) return;  // no thread: pollOnce() follows it
+    ++captureAsked_;
   }
   cv_.notify_all();
-  if (!on) return;
+}
+
+void PmSampler::waitCapturing() {
   std::unique_lock<std::mutex> lock(mutex_);
+  if (!thread_.joinable()) return;  // no thread: pollOnce() follows it
+  const uint64_t asked = captureAsked_;
   if (!cv_.wait_for(lock, std::chrono::nanoseconds(kSetUpWaitNs),
                     [&] { return stopping_ || finished_ || captureApplied_ >= asked; }))
     logger().info("gpu_metrics: sampling takes longer than {} s to start for a capture window: the program "

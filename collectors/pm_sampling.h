@@ -17,9 +17,9 @@
 // Contexts are counted per device: sampling stops when the device's last
 // context is destroyed (while it still lives) and starts again, a new
 // session, when a context is made there again (gpu_metrics.sessions_resumed).
-// Capture windows likewise: outside them no device samples; each window
-// starts a session on every device with a context, and its end stops them
-// (gpu_metrics.capture_pauses).
+// Capture windows likewise: outside them no device samples; each window's
+// end stops every device, and the next starts them again, each on its own
+// session where it still can (gpu_metrics.capture_pauses).
 //
 // It never stops the program: what cannot be done (no permission to the
 // counters, a device that cannot sample, a metric the device does not know,
@@ -81,12 +81,14 @@ class PmSampler {
   // work at most kRemoveWaitNs (past it the device is left to the driver,
   // not touched again in this session, and counted).
   void removeDevice(uint32_t device);
-  // A capture window opens (true) or closes (false), on the thread that
-  // decided it. Closing only asks the thread to stop sampling (the samples
-  // past the window's end leave the trace); opening waits for the sessions
-  // to start (at most kSetUpWaitNs), so that they cover the window's first
-  // kernels. No CUPTI call here.
+  // A capture window opens (true) or closes (false): asks the thread to
+  // start or stop sampling, and returns. No CUPTI call here.
   void setCapturing(bool on);
+  // Once a window opened, on the thread that opened it with no lock held:
+  // waits (at most kSetUpWaitNs) until the thread followed the last change,
+  // so that sampling covers the window's first kernels. A window's end is
+  // not waited for (the samples past it leave the trace).
+  void waitCapturing();
   // Stops sampling on every device, decodes what is left and ends the
   // thread. Once; later calls do nothing. `atExit`: the process is ending
   // and its contexts may be gone already: devices still sampling are left to

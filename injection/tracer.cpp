@@ -170,7 +170,11 @@ bool Tracer::startCollection() {
                                                    return ok;
                                                  },
                                                  [this] { collector_->flush(); },
-                                                 [this] { return detach_->advance(); }});
+                                                 [this] { return detach_->advance(); },
+                                                 // The window's first kernels sampled too.
+                                                 [this] {
+                                                   if (pmSampler_) pmSampler_->waitCapturing();
+                                                 }});
     subscriber_->setCapture(capture_.get());
     subscriber_->setDetach(detach_.get());
   }

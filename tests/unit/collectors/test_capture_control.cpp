@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -280,4 +282,44 @@ TEST_CASE("capture control: stopped before the pause is over: no detach") {
   c.stop();  // the exit path comes first
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   CHECK(r.detaches.load() == 0);
+}
+
+TEST_CASE("capture control: a window's opening is waited for on the opening thread, with no lock held") {
+  Recorded r;
+  CaptureControl::Actions a = actions(r);
+  CaptureControl* control = nullptr;
+  int opened = 0;
+  bool unlocked = false, recordingFirst = false;
+  std::thread::id openedOn;
+  a.opened = [&] {
+    ++opened;
+    openedOn = std::this_thread::get_id();
+    {
+      std::lock_guard<std::mutex> lock(r.mutex);
+      recordingFirst = !r.recording.empty() && r.recording.back();
+    }
+    // Another thread takes the control's lock meanwhile (windows() takes it);
+    // let go of, not joined, should the lock be held.
+    auto done = std::make_shared<std::promise<void>>();
+    std::future<void> taken = done->get_future();
+    std::thread([control, done] {
+      control->windows(0);
+      done->set_value();
+    }).detach();
+    unlocked = taken.wait_for(std::chrono::seconds(2)) == std::future_status::ready;
+  };
+  CaptureControl c(spec("profiler"), a);
+  control = &c;
+  std::string error;
+  REQUIRE(c.start(error));
+  c.profilerCall(true, CUPTI_API_EXIT);
+  CHECK(opened == 1);
+  CHECK(unlocked);
+  CHECK(recordingFirst);  // after the kinds were switched on
+  CHECK(openedOn == std::this_thread::get_id());
+  c.profilerCall(false, CUPTI_API_ENTER);  // a window's end waits for nothing
+  CHECK(opened == 1);
+  c.profilerCall(true, CUPTI_API_EXIT);
+  CHECK(opened == 2);
+  c.stop();
 }

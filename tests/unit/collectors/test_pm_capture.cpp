@@ -28,7 +28,8 @@ TEST_CASE("pm sampling: outside capture windows no device samples, started again
   CHECK(b.get(0).decodes == idle);  // nothing decoded outside a window
 
   for (int window = 1; window <= 2; ++window) {
-    r.sampler->setCapturing(true);  // returns once sampling started again
+    r.sampler->setCapturing(true);
+    r.sampler->waitCapturing();  // returns once sampling started again
     CHECK(b.get(0).resumes == window);
     CHECK_FALSE(b.get(0).stopped);
     const int at = b.get(0).decodes;
@@ -48,6 +49,7 @@ TEST_CASE("pm sampling: outside capture windows no device samples, started again
   r.sampler->removeDevice(0);
   CHECK(b.get(0).closes == 1);
   r.sampler->setCapturing(true);
+  r.sampler->waitCapturing();
   CHECK(b.get(0).starts == 1);
   r.sampler->addDevice(0);
   CHECK(b.get(0).starts == 2);
