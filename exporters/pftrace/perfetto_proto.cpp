@@ -13,14 +13,17 @@
 //   pftrace_interning       interned names and values, per sequence (Interner)
 //   pftrace_events.h        a TrackEvent's fields and packet (EventEncoder)
 //   pftrace_slices          each record kind's event and arguments (SliceWriter)
-//   pftrace_flows           the arrows: flow ids, flows in flight (FlowWriter, FlowCounter)
+//   pftrace_flows           the arrows: flow ids, flows in flight (FlowWriter)
 //   pftrace_metadata        sequences' first packets, clocks, track descriptors, the description
+//                           and the layout's summary
 // This file merges the traces' events into one file.
 //
 // Order. Events are written in wall-clock order across all tracks (and all
 // traces of a merged file): ends before instants before begins at equal
 // times, host tracks before GPU tracks, so a GPU slice's begin comes after
-// its call's exactly when the call starts no later than it. Memory counters
+// its call's exactly when the call starts no later than it. Each trace's
+// summary of the layout (clamped slices, lanes, arrows) comes after its last
+// event, at the time of the file's last event. Memory counters
 // and unified memory (memory_tracks.h), and GPU metrics (gpu_metric_events.h),
 // come on sequences of their own per trace, their packets put between the
 // others in that order.
@@ -32,6 +35,7 @@
 #include <queue>
 #include <vector>
 
+#include "core/writer_threads.h"
 #include "exporters/gpu_metric_events.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/pftrace/pftrace_flows.h"
@@ -52,17 +56,19 @@ using pftrace::SourceWriter;
 // Writes every trace's header, then all their events in wall-clock order.
 PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std::ostream& out,
                                   size_t windowSlices) {
-  Output o(out);
+  Output o(out, writerThreads() > 1);
   FlowIds flowIds;
   std::vector<std::unique_ptr<SourceWriter>> sources;
   uint64_t uuid = 1;
+  uint64_t laneUuid = 0;  // lanes take the uuids after every trace's tracks
   uint32_t sequence = 1;
   std::vector<uint32_t> firstTrack;  // by source: its first global track index
   std::vector<uint32_t> sourceOf;    // by global track index
   // The traces are written side by side: together they hold about windowSlices.
   const size_t perTrace = std::max<size_t>(1, windowSlices / std::max<size_t>(1, inputs.size()));
   for (const TimelineInput& in : inputs) {
-    sources.push_back(std::make_unique<SourceWriter>(in, o, flowIds, uuid, sequence, perTrace));
+    sources.push_back(
+        std::make_unique<SourceWriter>(in, o, flowIds, laneUuid, uuid, sequence, perTrace));
     SourceWriter& s = *sources.back();
     s.plan();
     uuid = s.endUuid();
@@ -70,6 +76,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
     firstTrack.push_back(static_cast<uint32_t>(sourceOf.size()));
     sourceOf.insert(sourceOf.end(), s.sourceCount(), static_cast<uint32_t>(sources.size() - 1));
   }
+  laneUuid = uuid;
   for (auto& s : sources) s->writeHeader();
   // Memory counters and unified memory, a sequence per trace that has them,
   // their packets put between the others in time order.
@@ -134,6 +141,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
     queueTracks(src);
   };
   for (uint32_t src = 0; src < sources.size(); ++src) queueTracks(src);
+  uint64_t lastWall = 0;  // of the last event written
   while (!heap.empty()) {
     NextEvent e = heap.top();
     heap.pop();
@@ -146,6 +154,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
     SourceWriter& s = *sources[src];
     const uint32_t local = g - firstTrack[src];
     for (;;) {
+      lastWall = e.wall();
       for (auto& m : memory) o.b.bytes(m->takeUntil(e.wall()));
       for (auto& m : metrics) o.b.bytes(m->takeUntil(e.wall()));
       s.emit(local, e.phase());
@@ -161,14 +170,16 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
       }
     }
   }
+  for (auto& s : sources) s->writeSummary(lastWall);
   for (auto& m : memory) o.b.bytes(m->rest());
   for (auto& m : metrics) o.b.bytes(m->rest());
-  o.flush();
+  o.finish();
   PerfettoExportStats stats = o.stats;
   for (const auto& s : sources) {
-    stats.clamped += s->clamped();
-    stats.maxLanes = std::max(stats.maxLanes, s->maxLanes());
-    stats.laneTracks += s->laneTracks();
+    const pftrace::LayoutCounts layout = s->layoutCounts();
+    stats.clamped += layout.clamped;
+    stats.maxLanes = std::max(stats.maxLanes, layout.maxLanes);
+    stats.laneTracks += layout.laneTracks;
     stats.incomplete += s->incomplete();
     stats.flows += s->flowsWritten();
     stats.windows += s->windows();

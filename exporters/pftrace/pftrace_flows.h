@@ -114,9 +114,6 @@ class PendingFlows {
   size_t used_ = 0;
 };
 
-class EventSchedule;
-class TrackRegistry;
-
 // The arrows of one trace: which correlation ids have GPU slices, the flows
 // started and not yet terminated, and the ids of the flows an event starts
 // or terminates, written into it.
@@ -129,16 +126,12 @@ class FlowWriter {
   // for one (IdSet), a count of the others for more (graph launches).
   void countGpuSlices();
   uint64_t written() const { return written_; }  // arrows written, both ends
-  const FlowSources& sources() const { return sources_; }
-  bool gpuDrawn(uint32_t correlation) const { return gpuDrawn_.contains(correlation); }
   // The correlation id of the arrow GPU work (`r`, at `index` of its kind)
   // ends: its own, or for a conditional node's body its launch's.
   template <typename R>
   uint32_t correlation(const R& r, size_t index) const {
     return bodies_.correlation(r, index);
   }
-  // That of a slice that may end an arrow (GPU work on a stream), else 0.
-  uint32_t arrowCorrelation(const Slice& s) const;
 
   // ---- Writing -------------------------------------------------------------------
   // The flows a launch call starts: one per GPU slice it launched that is
@@ -214,28 +207,6 @@ class FlowWriter {
   PendingFlows accPending_;
   uint64_t written_ = 0;
   uint64_t accWritten_ = 0;
-};
-
-// The arrows a trace will have, counted in planning, every window laid out
-// once as writing will lay it out: a GPU slice gets its arrow when its call
-// begins no later than it does (see "Order" in perfetto_proto.cpp), when the
-// call is in an earlier window, or in the same window and starts no later.
-class FlowCounter {
- public:
-  FlowCounter(const FlowWriter& flows, const TimelineRecords& rec);
-  // The window `schedule` has laid out.
-  void addWindow(const TrackRegistry& tracks, const EventSchedule& schedule);
-  uint64_t flows() const { return flows_; }
-
- private:
-  const FlowWriter& w_;
-  const TimelineRecords rec_;
-  IdSet callsBefore_;  // ids of the calls with arrows in earlier windows
-  // The window's calls with arrows: (correlation id, where in its slices),
-  // and where each is by id (callAt_: by id minus the window's lowest).
-  std::vector<std::pair<uint32_t, uint32_t>> calls_;
-  std::vector<uint32_t> callAt_;
-  uint64_t flows_ = 0;
 };
 
 }  // namespace cuptitrace::pftrace

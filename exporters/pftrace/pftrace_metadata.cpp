@@ -31,15 +31,15 @@ void TraceHeader::startSequence(const Sequence& seq, uint64_t trackUuid) {
   o_.packet(p);
 }
 
-// A TrackDescriptor packet on the main sequence. Its timestamp (delta 0:
-// the clock's reference) sorts it before every event, as Perfetto
-// recommends for process and thread descriptors.
+// A TrackDescriptor packet on the main sequence, `delta` after its last
+// packet. The header's (delta 0: the clock's reference) sort before every
+// event, as Perfetto recommends for process and thread descriptors.
 template <typename F>
-void TraceHeader::descriptorPacket(F&& fill) {
+void TraceHeader::descriptorPacket(F&& fill, uint64_t delta) {
   ProtoWriter& p = scratch_;
   p.clear();
   p.byte(kTagTimestamp);
-  p.byte(0);
+  p.varint(delta);
   p.varintField(packet_field::kSequenceId, sequenceId_);
   auto d = p.beginNested(packet_field::kTrackDescriptor);
   fill(p);
@@ -80,7 +80,6 @@ void TraceHeader::writeTrackDescriptors(const Sequence& main, const TrackRegistr
       });
     }
     descriptorPacket([&](ProtoWriter& p) { describe(p, t); });
-    describeLanes(t);
   }
 }
 
@@ -101,26 +100,29 @@ std::string TraceHeader::trackName(const Track& t) const {
   return {};
 }
 
-// Lanes past the first: children of the track, right under it in lane
-// order, named after it ("Stream 7 ·2"), never merged with each other.
-void TraceHeader::describeLanes(const Track& t) {
-  if (t.lanes < 2) return;
-  const std::string name = trackName(t);
-  for (uint32_t lane = 1; lane < t.lanes; ++lane) {
-    descriptorPacket([&](ProtoWriter& p) {
-      p.varintField(track_field::kUuid, t.firstLane + lane - 1);
-      p.bytesField(track_field::kName, validUtf8(laneName(name, lane)));
-      p.varintField(track_field::kParentUuid, t.uuid);
-      p.varintField(track_field::kSiblingOrderRank, lane);
-      p.varintField(track_field::kSiblingMergeBehavior, track_field::kMergeNone);
-    });
-  }
+// A lane past the first: a child of the track, right under it in lane
+// order, named after it ("Stream 7 ·2"), never merged with the others.
+void TraceHeader::describeLane(Sequence& main, const Track& t, uint32_t lane, uint64_t uuid,
+                               uint64_t ts) {
+  sequenceId_ = main.id;
+  const uint64_t delta = ts - main.lastTs;
+  main.lastTs = ts;
+  descriptorPacket(
+      [&](ProtoWriter& p) {
+        p.varintField(track_field::kUuid, uuid);
+        p.bytesField(track_field::kName, validUtf8(laneName(trackName(t), lane)));
+        p.varintField(track_field::kParentUuid, t.uuid);
+        p.varintField(track_field::kSiblingOrderRank, lane);
+        p.varintField(track_field::kSiblingMergeBehavior, track_field::kMergeNone);
+      },
+      delta);
 }
 
 void TraceHeader::describe(ProtoWriter& p, const Track& t) {
   const uint64_t hostProcess = tracks_->hostProcessUuid();
   p.varintField(track_field::kUuid, t.uuid);
-  if (t.lanes > 1) p.varintField(track_field::kChildOrdering, track_field::kChildOrderingExplicit);
+  // Its lanes, if the layout opens any, in lane order.
+  p.varintField(track_field::kChildOrdering, track_field::kChildOrderingExplicit);
   switch (t.kind) {
     case TrackKind::HostThread: {
       auto thread = p.beginNested(track_field::kThread);
@@ -189,8 +191,9 @@ void describeFields(EventEncoder& ev, Interner& interner, const TraceMetadata& m
 }  // namespace
 
 // What every trace says of itself; in a file of several traces, which trace
-// this is (host, pid, its labels); its rank; then what the timeline writer
-// made of it.
+// this is (host, pid, its labels); its rank; then the records dropped and
+// those too incomplete to draw. What the layout did comes at the end
+// (writeLayoutSummary).
 void writeDescription(EventEncoder& ev, Interner& interner, const TimelineInput& in, uint64_t base,
                       const TraceCounts& counts) {
   const Trace& trace = *in.trace;
@@ -207,16 +210,24 @@ void writeDescription(EventEncoder& ev, Interner& interner, const TimelineInput&
   describeFields(ev, interner, m, base, kShownInTimeline, true);
   ev.argUint(Arg::DroppedRecords, trace.totalDropped());
   ev.argUint(Arg::IncompleteRecords, counts.incomplete);
-  ev.argUint(Arg::ClampedSlices, counts.clamped);
-  ev.argUint(Arg::MaxLanes, counts.maxLanes);
-  ev.argUint(Arg::LaneTracks, counts.laneTracks);
-  ev.argUint(Arg::Flows, counts.flows);
   const std::string apiCalls = describeApiSets(recordedApiSets(trace));
   if (!apiCalls.empty()) ev.argString(interner.dynamicArgIid("api_calls"), apiCalls);
   for (const auto& [counter, value] : trace.counters)
     ev.argUint(interner.dynamicArgIid("counters." + counter), value);
   ev.head(kInstant, name);
   ev.finish(base);
+}
+
+void writeLayoutSummary(EventEncoder& ev, Interner& interner, const LayoutCounts& counts, uint64_t ts) {
+  ev.begin(kCatMetadata);
+  const uint32_t name =
+      interner.composedNameIid(3u << 24 | 1, [] { return std::string("cuptitrace timeline"); });
+  ev.argUint(Arg::ClampedSlices, counts.clamped);
+  ev.argUint(Arg::MaxLanes, counts.maxLanes);
+  ev.argUint(Arg::LaneTracks, counts.laneTracks);
+  ev.argUint(Arg::Flows, counts.flows);
+  ev.head(kInstant, name);
+  ev.finish(ts);
 }
 
 }  // namespace cuptitrace::pftrace

@@ -48,12 +48,14 @@ class TraceHeader {
   void startSequence(const Sequence& seq, uint64_t trackUuid);
   // The descriptors of the processes and tracks, on the main sequence `main`.
   void writeTrackDescriptors(const Sequence& main, const TrackRegistry& tracks);
+  // The descriptor of lane `lane` (> 0) of track `t`, with uuid `uuid`, at
+  // `ts` on the main sequence: just before the lane's first slice.
+  void describeLane(Sequence& main, const Track& t, uint32_t lane, uint64_t uuid, uint64_t ts);
 
  private:
   template <typename F>
-  void descriptorPacket(F&& fill);
+  void descriptorPacket(F&& fill, uint64_t delta = 0);
   void describe(ProtoWriter& p, const Track& t);
-  void describeLanes(const Track& t);
   std::string trackName(const Track& t) const;
 
   const TimelineInput& in_;
@@ -70,10 +72,6 @@ class TraceHeader {
 // What the trace's description counts, known from planning.
 struct TraceCounts {
   uint64_t incomplete = 0;
-  uint64_t clamped = 0;
-  uint32_t maxLanes = 1;
-  uint64_t laneTracks = 0;
-  uint64_t flows = 0;
 };
 
 // What describes the trace, as the JSON exporter's metadata does: an
@@ -81,5 +79,20 @@ struct TraceCounts {
 // reference `base`. The interner's sequence is the main one.
 void writeDescription(EventEncoder& ev, Interner& interner, const TimelineInput& in, uint64_t base,
                       const TraceCounts& counts);
+
+// What drawing the timeline made of the trace, known once every window is
+// laid out and written: slices clamped, lanes, arrows.
+struct LayoutCounts {
+  uint64_t clamped = 0;
+  uint32_t maxLanes = 1;
+  uint64_t laneTracks = 0;
+  uint64_t flows = 0;
+};
+
+// Those counts, as the JSON exporter's metadata has them: an instant on the
+// host process ("cuptitrace timeline") at `ts`, the trace's last event's
+// time, after every other packet of the trace. The interner's sequence is
+// the main one.
+void writeLayoutSummary(EventEncoder& ev, Interner& interner, const LayoutCounts& counts, uint64_t ts);
 
 }  // namespace cuptitrace::pftrace

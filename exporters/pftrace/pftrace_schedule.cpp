@@ -14,6 +14,7 @@ void EventSchedule::attach() {
     cursors_[i].instant = tracks_[i].firstInstant;
     cursors_[i].instantEnd = tracks_[i].firstInstant + tracks_[i].instantCount;
   }
+  if (layout_.windows() > 0) layOut(0);
 }
 
 // Each track's cursor on its slices of the window, laid out.
@@ -26,17 +27,6 @@ void EventSchedule::layOut(size_t w) {
     c.slice = layout_.first(i);
     c.sliceEnd = layout_.end(i);
   }
-}
-
-LaneStats EventSchedule::finishPlanning() {
-  for (size_t i = 0; i < tracks_.size(); ++i) tracks_.setLanes(i, layout_.lanes(i));
-  const LaneStats stats = layout_.laneStats();
-  // One window laid out stays; with several the layouts start over at the first.
-  if (layout_.windows() > 1) {
-    layout_.restart();
-    layOut(0);
-  }
-  return stats;
 }
 
 }  // namespace cuptitrace::pftrace

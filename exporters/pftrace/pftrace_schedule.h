@@ -9,8 +9,8 @@
 // writer holds about a window's slices (24 bytes each), a few bits per
 // correlation id (flow_sources.h) and the arrows in flight, however long the
 // trace. Records spilled to disk are read whole a few times in planning, and
-// once per window that their chunk starts slices in, twice with several
-// windows (planning lays every window out once too). NVTX marks and the
+// once per window that their chunk starts slices in: each window is laid out
+// once, as it is written. NVTX marks and the
 // lanes of NVTX start/end ranges are found for the whole trace at once (a
 // few bytes per NVTX record: there are few). Traces merged into one file
 // share the window size evenly, each with windows of its own on its own
@@ -90,11 +90,11 @@ class EventSchedule {
   // ---- Planning ------------------------------------------------------------------
   // Reads every slice once or twice, naming its track, and plans the windows.
   void planWindows(size_t windowSlices);
-  // Once the tracks are final (TrackRegistry::finish): a cursor and a layout each.
+  // Once the tracks are final (TrackRegistry::finish): a cursor and a layout
+  // each, and the first window laid out.
   void attach();
-  // After every window was laid out once: each track's lanes (set in the
-  // registry), and what the layout did; the layouts start over for writing.
-  LaneStats finishPlanning();
+  // What the layout did in the windows laid out so far.
+  LaneStats laneStats() const { return layout_.laneStats(); }
 
   // ---- Windows -------------------------------------------------------------------
   // Lays out window `w`: each track's slices starting in it, and its cursor on them.

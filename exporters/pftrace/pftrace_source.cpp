@@ -1,9 +1,12 @@
 #include "exporters/pftrace/pftrace_source.h"
 
+#include <algorithm>
+
 namespace cuptitrace::pftrace {
 
 SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds,
-                           uint64_t firstUuid, uint32_t firstSequence, size_t windowSlices)
+                           uint64_t& laneUuid, uint64_t firstUuid, uint32_t firstSequence,
+                           size_t windowSlices)
     : in_(input),
       trace_(*input.trace),
       o_(out),
@@ -16,7 +19,8 @@ SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flo
       interner_(trace_.strings),
       events_(out, interner_),
       flows_(trace_, rec_, flowIds, offset_),
-      slices_(trace_, rec_, interner_, events_, flows_) {}
+      slices_(trace_, rec_, interner_, events_, flows_),
+      laneUuid_(laneUuid) {}
 
 void SourceWriter::plan() {
   const TimelineBase scan = scanTimeline(trace_);
@@ -28,29 +32,11 @@ void SourceWriter::plan() {
   tracks_.finish();
   schedule_.attach();
   flows_.countGpuSlices();
-  countClampedAndFlows();
-  tracks_.addLaneTracks();
-  counts_.laneTracks = tracks_.laneTracks();
   sequences_.resize(1 + tracks_.size());
   for (size_t i = 0; i < sequences_.size(); ++i) {
     sequences_[i].id = firstSequence_ + static_cast<uint32_t>(i);
     sequences_[i].lastTs = base_;
   }
-}
-
-// Lays out every window once, as writing will, for what the trace's
-// description says before anything else is written: the slices clamped,
-// the lanes and the arrows.
-void SourceWriter::countClampedAndFlows() {
-  FlowCounter counter(flows_, rec_);
-  for (size_t w = 0; w < schedule_.windows(); ++w) {
-    schedule_.layOut(w);
-    counter.addWindow(tracks_, schedule_);
-  }
-  counts_.flows = counter.flows();
-  const LaneStats lanes = schedule_.finishPlanning();
-  counts_.clamped = lanes.clamped;
-  counts_.maxLanes = lanes.maxLanes;
 }
 
 PerfettoMemoryOptions SourceWriter::memoryOptions(uint32_t sequenceId) const {
@@ -59,11 +45,29 @@ PerfettoMemoryOptions SourceWriter::memoryOptions(uint32_t sequenceId) const {
 }
 
 void SourceWriter::writeHeader() {
-  TraceHeader header(in_, o_, base_);
+  TraceHeader& header = header_.emplace(in_, o_, base_);
   header.startSequence(sequences_[0], tracks_.hostProcessUuid());
   header.writeTrackDescriptors(sequences_[0], tracks_);
   for (size_t i = 0; i < tracks_.size(); ++i)
     header.startSequence(sequences_[1 + i], tracks_[i].uuid);
+}
+
+uint64_t SourceWriter::openLane(size_t t, uint32_t lane, uint64_t ts) {
+  const uint64_t uuid = laneUuid_++;
+  tracks_.setLaneUuid(t, lane, uuid);
+  header_->describeLane(sequences_[0], tracks_[t], lane, uuid, ts);
+  return uuid;
+}
+
+LayoutCounts SourceWriter::layoutCounts() const {
+  const LaneStats lanes = schedule_.laneStats();
+  return {lanes.clamped, lanes.maxLanes, tracks_.laneTracks(), flows_.written()};
+}
+
+void SourceWriter::writeSummary(uint64_t lastWall) {
+  Sequence& main = sequences_[0];
+  interner_.setSequence(&main);
+  writeLayoutSummary(events_, interner_, layoutCounts(), std::max(lastWall - offset_, main.lastTs));
 }
 
 void SourceWriter::describe() {

@@ -2,14 +2,16 @@
 // strings, event encoder, arrows, slice writers) put together, planned, and
 // its events handed out one at a time to the merge of perfetto_proto.cpp.
 //
-// The trace's description comes first (at the clock's reference) but says
-// how many slices were clamped, how many lanes were drawn and how many
-// arrows were written: planning lays out every window once beforehand to
-// count them, and to find the lanes, as writing will.
+// The trace's description comes first (at the clock's reference); how many
+// slices were clamped, how many lanes were drawn and how many arrows were
+// written come last (writeLayoutSummary), once every window is laid out and
+// written: each is laid out once. A lane track is described just before its
+// first slice.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/trace.h"
@@ -29,18 +31,19 @@ namespace cuptitrace::pftrace {
 
 class SourceWriter {
  public:
-  // Its uuids start at `firstUuid` (its host process), its sequence ids at `firstSequence`.
-  SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds, uint64_t firstUuid,
-               uint32_t firstSequence, size_t windowSlices);
+  // Its uuids start at `firstUuid` (its host process), its sequence ids at
+  // `firstSequence`; its lanes' uuids are taken from `laneUuid` as they are
+  // opened (the file's next free uuid, set once every trace is planned).
+  SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds, uint64_t& laneUuid,
+               uint64_t firstUuid, uint32_t firstSequence, size_t windowSlices);
 
-  // Finds the tracks, plans the windows and counts what the description
-  // says; then the ids used are known and the first window is laid out.
+  // Finds the tracks and plans the windows; then the ids used are known and
+  // the first window is laid out.
   void plan();
   uint64_t endUuid() const { return tracks_.endUuid(); }
   uint32_t endSequence() const { return firstSequence_ + static_cast<uint32_t>(sequences_.size()); }
-  uint64_t clamped() const { return counts_.clamped; }
-  uint32_t maxLanes() const { return counts_.maxLanes; }
-  uint64_t laneTracks() const { return tracks_.laneTracks(); }
+  // What the layout did so far (all of it, once every window is written).
+  LayoutCounts layoutCounts() const;
   uint64_t incomplete() const { return counts_.incomplete; }
   uint64_t flowsWritten() const { return flows_.written(); }
   uint64_t windows() const { return schedule_.windows(); }
@@ -50,6 +53,9 @@ class SourceWriter {
   // Everything before the events: the main sequence with the descriptors,
   // then the start of every track's sequence.
   void writeHeader();
+  // After every event: what the layout did, at `lastWall`, the wall-clock
+  // time of the file's last event.
+  void writeSummary(uint64_t lastWall);
 
   // Event sources of this trace: 0 is the main sequence (the trace's
   // description, one instant at the clock's reference), 1 + t is track t.
@@ -85,7 +91,7 @@ class SourceWriter {
         break;
       case kPhaseBegin: {
         const Slice& s = schedule_.slice(c.slice++);
-        events_.setLane(tracks_.laneUuid(t, s.lane));
+        events_.setLane(s.lane == 0 ? 0 : laneUuid(t, s.lane, s.start));
         slices_.writeBegin(s);
         events_.setLane(0);
         c.begin(s.end, s.lane);
@@ -104,8 +110,14 @@ class SourceWriter {
   void nextWindow() { schedule_.nextWindow(); }
 
  private:
-  void countClampedAndFlows();
   void describe();
+  // The uuid of lane `lane` of track `t`, the lane described first if it is
+  // new (its first slice begins at `ts`).
+  uint64_t laneUuid(size_t t, uint32_t lane, uint64_t ts) {
+    const uint64_t uuid = tracks_.laneUuid(t, lane);
+    return uuid != 0 ? uuid : openLane(t, lane, ts);
+  }
+  uint64_t openLane(size_t t, uint32_t lane, uint64_t ts);
 
   const TimelineInput& in_;
   const Trace& trace_;
@@ -121,6 +133,8 @@ class SourceWriter {
   EventEncoder events_;
   FlowWriter flows_;
   SliceWriter slices_;
+  uint64_t& laneUuid_;                 // the file's next free uuid, for lanes
+  std::optional<TraceHeader> header_;  // from writeHeader on: it describes the lanes
   std::vector<Sequence> sequences_;  // the main sequence, then one per track
 
   uint64_t base_ = 0;   // the clock's reference: every sequence's clock starts there

@@ -139,15 +139,4 @@ void TrackRegistry::sortTracks() {
     if (e.valid) e.index = newIndex[e.index];
 }
 
-// Lanes past the first are tracks of their own, children of their track,
-// with uuids after every other track's.
-void TrackRegistry::addLaneTracks() {
-  for (Track& t : tracks_) {
-    if (t.lanes < 2) continue;
-    t.firstLane = nextUuid_;
-    nextUuid_ += t.lanes - 1;
-    laneTracks_ += t.lanes - 1;
-  }
-}
-
 }  // namespace cuptitrace::pftrace

@@ -5,9 +5,11 @@
 //
 // Lanes. Slices that overlap on one track (a graph's branches on a stream)
 // go on lanes (TrackLayout): each lane past the first is a track of its own,
-// a child of its track named after it ("Stream 7 ·2"), described with the
-// others; its events go on its track's sequence and name the lane's track
-// (track_uuid), so a track's begins and ends stay in one time order.
+// a child of its track named after it ("Stream 7 ·2"), described just
+// before its first slice (lanes are found as the windows are laid out, for
+// writing), its uuid the next free one of the file; its events go on its
+// track's sequence and name the lane's track (track_uuid), so a track's
+// begins and ends stay in one time order.
 #pragma once
 
 #include <cstddef>
@@ -30,8 +32,6 @@ struct Track {
   uint32_t lane;         // of an NvtxRange track
   uint32_t context = 0;  // of a Stream track: its name may show it
   uint64_t uuid = 0;
-  uint32_t lanes = 1;       // lanes of its slices (TrackLayout), itself included
-  uint64_t firstLane = 0;   // the uuid of its lane 1; lane k's is firstLane + k - 1
   size_t firstInstant = 0;  // its instants: instants()[firstInstant, firstInstant + instantCount)
   size_t instantCount = 0;
 };
@@ -53,9 +53,6 @@ class TrackRegistry {
   // Then every slice's track is named (TrackMap, a first pass over them);
   // then the instants' tracks, the order of the tracks and their uuids.
   void finish();
-  // Once each track's lanes are known (setLanes): the uuids of its lanes past the first.
-  void setLanes(size_t t, uint32_t lanes) { tracks_[t].lanes = lanes; }
-  void addLaneTracks();
 
   // ---- The track of a slice, made on first sight ----------------------------------
   uint32_t track(TrackKind kind, uint32_t id, uint32_t device, uint32_t lane = 0) {
@@ -101,10 +98,17 @@ class TrackRegistry {
     // Work on a stream never nests: any overlap there is concurrent work.
     return t.kind == TrackKind::Stream ? OverlapPolicy::OneAtATime : OverlapPolicy::Nest;
   }
-  // The uuid an event of lane `lane` of track `t` names, 0 for the track
-  // itself (its sequence's default).
+  // The uuid of lane `lane` (> 0) of track `t`, 0 while it has none
+  // (setLaneUuid). Lanes are opened in order: lane k after lanes 1 to k - 1.
   uint64_t laneUuid(size_t t, uint32_t lane) const {
-    return lane == 0 ? 0 : tracks_[t].firstLane + lane - 1;
+    if (lane == 0 || t >= laneUuids_.size() || lane > laneUuids_[t].size()) return 0;
+    return laneUuids_[t][lane - 1];
+  }
+  void setLaneUuid(size_t t, uint32_t lane, uint64_t uuid) {
+    if (t >= laneUuids_.size()) laneUuids_.resize(t + 1);
+    if (lane > laneUuids_[t].size()) laneUuids_[t].resize(lane, 0);
+    laneUuids_[t][lane - 1] = uuid;
+    ++laneTracks_;
   }
   uint64_t hostProcessUuid() const { return hostProcessUuid_; }
   uint64_t gpuProcessUuid(uint32_t device) const {
@@ -114,7 +118,7 @@ class TrackRegistry {
   }
   // (device, uuid) of each GPU's process, in uuid order.
   const std::vector<std::pair<uint32_t, uint64_t>>& gpuProcesses() const { return gpuProcesses_; }
-  uint64_t endUuid() const { return nextUuid_; }       // past every uuid of the trace
+  uint64_t endUuid() const { return nextUuid_; }       // past every track's uuid
   uint64_t laneTracks() const { return laneTracks_; }  // lanes past each track's first
 
  private:
@@ -139,6 +143,7 @@ class TrackRegistry {
   std::unordered_map<uint32_t, uint32_t> contextDevice_;
   std::vector<uint32_t> nvtxTrack_;  // by NVTX record: the lane track of a start/end range
   std::vector<Instant> instants_;    // of the whole trace, by track
+  std::vector<std::vector<uint64_t>> laneUuids_;  // by track: its lanes' uuids, from lane 1
   uint64_t nextUuid_ = 0;
   uint64_t laneTracks_ = 0;
 };

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 
 #include "exporters/pftrace/perfetto_proto.h"
@@ -158,18 +159,23 @@ using Category = SliceCategory;
 inline constexpr size_t kFlushBytes = size_t{1} << 20;
 
 // The bytes not yet handed to the stream, and what has been written. The
-// traces of one file share it.
+// traces of one file share it. With `background`, the stream is written on a
+// thread of its own (pftrace_output.cpp) while the next bytes are encoded:
+// the encoder fills one buffer while the other goes to the stream.
 class Output {
  public:
-  explicit Output(std::ostream& out) : out_(out) { b.reserve(kFlushBytes + (64 << 10)); }
+  explicit Output(std::ostream& out, bool background = false);
+  ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
   void maybeFlush() {
     if (b.size() >= kFlushBytes) flush();
   }
-  void flush() {
-    out_.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-    stats.bytes += b.size();
-    b.clear();
-  }
+  // Hands the bytes gathered to the stream (to its thread, when there is one).
+  void flush();
+  // Flushes, and waits until the stream has every byte.
+  void finish();
   // A packet of `p`'s fields.
   void packet(const ProtoWriter& p) {
     b.byte(kTagPacket);
@@ -183,7 +189,10 @@ class Output {
   PerfettoExportStats stats;
 
  private:
+  class StreamThread;
+
   std::ostream& out_;
+  std::unique_ptr<StreamThread> thread_;
 };
 
 }  // namespace cuptitrace::pftrace

@@ -105,6 +105,9 @@ struct Decoded {
   std::map<uint64_t, TrackInfo> tracks;
   std::vector<SliceOut> slices;
   std::vector<Event> instants;
+  // What the layout did, one instant per trace after its events ("cuptitrace
+  // timeline": clamped slices, lanes, arrows): metadata, not in `instants`.
+  std::vector<Event> layouts;
   std::vector<Event> counters;  // COUNTER events, in time order
   std::vector<Arrow> arrows;
   std::vector<std::string> problems;  // every rule broken, in words

@@ -303,7 +303,7 @@ inline Decoded decodePerfetto(std::string bytes) {
         d.problems.push_back("a slice begins and ends on different sequences");
       stack.pop_back();
     } else if (e.type == f::kInstant) {
-      d.instants.push_back(e);
+      (e.name == "cuptitrace timeline" ? d.layouts : d.instants).push_back(e);
     } else if (e.type == f::kCounter) {
       if (!d.tracks.count(e.track) || !d.tracks.at(e.track).counter)
         d.problems.push_back("counter event on track " + std::to_string(e.track) + ", not a counter track");

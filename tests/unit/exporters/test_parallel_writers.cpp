@@ -26,6 +26,8 @@
 #include "exporters/export_all.h"
 #include "exporters/json/chrome_json.h"
 #include "exporters/json/json_window_pieces.h"
+#include "exporters/pftrace/perfetto_proto.h"
+#include "exporters/pftrace/pftrace_wire.h"
 #include "core/ordered_work.h"
 #include "sqlite_query.h"
 #include "temp_dir.h"
@@ -143,6 +145,37 @@ TEST_CASE("parallel json: merged traces are the bytes of the serial writer", "[p
   writeChromeJson(inputs, parallel, 3000, 4);
   CHECK(parallel.str() == serial.str());
   std::printf("parallel json (merged): %zu bytes identical\n", serial.str().size());
+}
+
+TEST_CASE("parallel pftrace: written on a thread of its own, the bytes of the serial writer",
+          "[parallel][pftrace]") {
+  Trace t;
+  fillLaunches(t, 40000);
+  size_t compared = 0, bytes = 0, handed = 0;
+  for (const size_t window : {kDefaultWindowSlices, size_t{5000}}) {
+    std::ostringstream serial;
+    PerfettoExportStats serialStats{};
+    {
+      const WriterThreads threads("1");
+      serialStats = writePerfettoProto(t, serial, window);
+    }
+    // Several buffers of kFlushBytes go through the writing thread.
+    REQUIRE(serial.str().size() > 3 * pftrace::kFlushBytes);
+    for (const char* n : {"2", "4"}) {
+      const WriterThreads threads(n);
+      std::ostringstream parallel;
+      const PerfettoExportStats stats = writePerfettoProto(t, parallel, window);
+      CHECK(parallel.str() == serial.str());
+      CHECK(stats.bytes == serialStats.bytes);
+      CHECK(stats.packets == serialStats.packets);
+      CHECK(stats.laneTracks == serialStats.laneTracks);
+      ++compared;
+    }
+    bytes = serial.str().size();
+    handed = bytes / pftrace::kFlushBytes;
+  }
+  std::printf("parallel pftrace: %zu pairs byte-identical, %zu bytes (%zu buffers handed over) each\n",
+              compared, bytes, handed);
 }
 
 TEST_CASE("parallel outputs: every format written at once is the bytes of one thread", "[parallel][export]") {

@@ -1,5 +1,6 @@
 // What the .pftrace's slices carry: names exactly as given (hostile ones,
 // invalid UTF-8 replaced) and the arguments of each record kind.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
@@ -114,7 +115,14 @@ TEST_CASE("pftrace: arguments of kernels, copies, sets, syncs, calls and overhea
   CHECK(meta.args.at("tool_version").s == "test");
   CHECK(meta.args.at("clock").s == "cupti");
   CHECK(meta.args.at("realtime_offset_ns").i == 0);
-  CHECK(meta.args.at("flows").u == 6);
+  // What the layout did: after the events, at the last one's time.
+  REQUIRE(d.layouts.size() == 1);
+  CHECK(d.layouts[0].track == meta.track);
+  CHECK(d.layouts[0].args.at("flows").u == 6);
+  uint64_t last = 0;
+  for (const Event& e : d.events)
+    if (e.name != "cuptitrace timeline") last = std::max(last, e.ts);
+  CHECK(d.layouts[0].ts == last);
   CHECK(meta.args.at("dropped_records").u == 0);
   CHECK(meta.args.at("counters.dropped.cupti").u == 0);
   CHECK_FALSE(meta.args.count("host"));  // a merged file's only

@@ -64,11 +64,12 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    08 02"                  //   uuid 2
       "    1a 0d 08 c0 83 80 80 04 32 05 47 50 55 20 30"  // process {pid, "GPU 0"}
       "    58 03"                  //   child_ordering (11) EXPLICIT
-      // ---- Packet 4 (25 bytes): the stream's track.
-      "0a 19"
+      // ---- Packet 4 (27 bytes): the stream's track.
+      "0a 1b"
       "  40 00 50 01"
-      "  e2 03 12"                 // track_descriptor, 18 bytes
+      "  e2 03 14"                 // track_descriptor, 20 bytes
       "    08 03"                  //   uuid 3
+      "    58 03"                  //   child_ordering EXPLICIT: its lanes, if any, in order
       "    12 08 53 74 72 65 61 6d 20 32"  // name (2) "Stream 2"
       "    28 02"                  //   parent_uuid (5) 2
       "    60 02"                  //   sibling_order_rank (12) 2
@@ -83,23 +84,19 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "  50 02"
       "  68 03"
       "  da 03 07 d0 03 40 5a 02 58 03"
-      // ---- Packet 6 (262 bytes): the trace's description, an instant at 1000 on the
+      // ---- Packet 6 (175 bytes): the trace's description, an instant at 1000 on the
       // host process (the main sequence's default track), the first event.
-      "0a 86 02"
+      "0a af 01"
       "  40 00 50 01"
-      "  5a 3e"                    // track_event (11), 62 bytes
+      "  5a 26"                    // track_event (11), 38 bytes
       "    18 09"                  //   category_iids (3) 9
       "    22 05 08 24 32 01 31"   //   debug_annotations (4) {name_iid 36, string_value (6) "1"}
       "    22 05 08 25 32 01 63"   //   {37, "c"}
       "    22 04 08 26 20 00"      //   {38, int_value (4) 0}: realtime_offset_ns
       "    22 04 08 29 18 00"      //   {41, uint_value (3) 0}: dropped_records
       "    22 04 08 2a 18 00"      //   {42, 0}: incomplete_records
-      "    22 04 08 2b 18 00"      //   {43, 0}: clamped_slices
-      "    22 04 08 39 18 01"      //   {57, 1}: max_lanes
-      "    22 04 08 3a 18 00"      //   {58, 0}: lane_tracks
-      "    22 04 08 2c 18 00"      //   {44, 0}: flows
       "    48 03 50 01"            //   type (9) INSTANT, name_iid (10) 1
-      "  62 bf 01"                 // interned_data (12), 191 bytes
+      "  62 80 01"                 // interned_data (12), 128 bytes
       "    0a 0c 08 09 12 08 6d 65 74 61 64 61 74 61"        // event_categories {9, "metadata"}
       "    12 0e 08 01 12 0a 63 75 70 74 69 74 72 61 63 65"  // event_names (2) {1, "cuptitrace"}
       "    1a 10 08 24 12 0c 74 6f 6f 6c 5f 76 65 72 73 69 6f 6e"  // debug_annotation_names (3)
@@ -107,10 +104,6 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    1a 16 08 26 12 12 72 65 61 6c 74 69 6d 65 5f 6f 66 66 73 65 74 5f 6e 73"
       "    1a 13 08 29 12 0f 64 72 6f 70 70 65 64 5f 72 65 63 6f 72 64 73"
       "    1a 16 08 2a 12 12 69 6e 63 6f 6d 70 6c 65 74 65 5f 72 65 63 6f 72 64 73"
-      "    1a 12 08 2b 12 0e 63 6c 61 6d 70 65 64 5f 73 6c 69 63 65 73"
-      "    1a 0d 08 39 12 09 6d 61 78 5f 6c 61 6e 65 73"              //   {57, "max_lanes"}
-      "    1a 0f 08 3a 12 0b 6c 61 6e 65 5f 74 72 61 63 6b 73"        //   {58, "lane_tracks"}
-      "    1a 09 08 2c 12 05 66 6c 6f 77 73"
       // ---- Packet 7 (189 bytes): the kernel's SLICE_BEGIN, 10 ns after the reference.
       "0a bd 01"
       "  40 0a 50 02"
@@ -137,15 +130,33 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       // ---- Packet 8 (8 bytes): its SLICE_END, 20 ns later: no track, no flags.
       "0a 08"
       "  40 14 50 02"
-      "  5a 02 48 02");            // track_event {type SLICE_END}
+      "  5a 02 48 02"              // track_event {type SLICE_END}
+      // ---- Packet 9 (126 bytes): what the layout did, an instant on the host
+      // process at the last event's time (1030: 30 ns after the description).
+      "0a 7e"
+      "  40 1e 50 01"
+      "  5a 1e"                    // track_event, 30 bytes
+      "    18 09"                  //   category metadata, interned already
+      "    22 04 08 2b 18 00"      //   {43, 0}: clamped_slices
+      "    22 04 08 39 18 01"      //   {57, 1}: max_lanes
+      "    22 04 08 3a 18 00"      //   {58, 0}: lane_tracks
+      "    22 04 08 2c 18 00"      //   {44, 0}: flows
+      "    48 03 50 03"            //   INSTANT, name_iid 3
+      "  62 58"                    // interned_data, 88 bytes
+      "    12 17 08 03 12 13 63 75 70 74 69 74 72 61 63 65 20 74 69 6d 65 6c 69 6e 65"
+                                   //   event_names {3, "cuptitrace timeline"}
+      "    1a 12 08 2b 12 0e 63 6c 61 6d 70 65 64 5f 73 6c 69 63 65 73"
+      "    1a 0d 08 39 12 09 6d 61 78 5f 6c 61 6e 65 73"              //   {57, "max_lanes"}
+      "    1a 0f 08 3a 12 0b 6c 61 6e 65 5f 74 72 61 63 6b 73"        //   {58, "lane_tracks"}
+      "    1a 09 08 2c 12 05 66 6c 6f 77 73");
   // clang-format on
 
   std::ostringstream out;
   const PerfettoExportStats stats = writePerfettoProto(t, out);
   CHECK(toHex(out.str()) == toHex(expected));
   CHECK(stats.bytes == expected.size());
-  CHECK(stats.packets == 8);
-  CHECK(stats.events == 3);
+  CHECK(stats.packets == 9);
+  CHECK(stats.events == 4);
   const Decoded d = decode(out.str());
   INFO(problems(d));
   CHECK(d.problems.empty());

@@ -108,13 +108,23 @@ TEST_CASE("pftrace: every event's track is described, every parent too", "[pftra
   INFO(problems(d));
   CHECK(d.problems.empty());
   for (const Event& e : d.events) CHECK(d.tracks.count(e.track) == 1);
-  // Descriptors come before every event.
-  size_t lastDescriptor = 0, firstEvent = d.packets.size();
+  // A track's descriptor comes before every event on it, and its parent's
+  // before it: the tracks' in the header, a lane's just before its first slice.
+  std::map<uint64_t, size_t> describedAt;  // uuid -> packet
+  size_t firstEvent = d.packets.size(), lanesAfterFirstEvent = 0;
   for (size_t i = 0; i < d.packets.size(); ++i) {
-    if (d.packets[i].has(f::kTrackDescriptor)) lastDescriptor = i;
     if (d.packets[i].has(f::kTrackEvent)) firstEvent = std::min(firstEvent, i);
+    if (!d.packets[i].has(f::kTrackDescriptor)) continue;
+    const Message td = d.packets[i].msg(f::kTrackDescriptor);
+    describedAt[td.u(1)] = i;
+    lanesAfterFirstEvent += i > firstEvent;
   }
-  CHECK(lastDescriptor < firstEvent);
+  for (const Event& e : d.events) CHECK(describedAt.at(e.track) < e.packet);
+  for (const auto& [uuid, at] : describedAt) {
+    const uint64_t parent = d.track(uuid).parent;
+    if (parent != 0) CHECK(describedAt.at(parent) < at);
+  }
+  CHECK(lanesAfterFirstEvent == d.stats.laneTracks);
 }
 
 TEST_CASE("pftrace: slices balance and nest on every track, in timestamp order", "[pftrace]") {
@@ -155,6 +165,7 @@ TEST_CASE("pftrace: one slice or instant per drawn record, in its category", "[p
   CHECK(d.instants[1].categories == std::vector<std::string>{"nvtx"});
   CHECK(d.instants[1].name == "checkpoint");
   CHECK(d.slices.size() == 3 + 2 + 1 + 7 + 3 + 1 + 1);
-  CHECK(d.events.size() == 2 * d.slices.size() + 2);
+  REQUIRE(d.layouts.size() == 1);
+  CHECK(d.events.size() == 2 * d.slices.size() + 2 + 1);  // the instants and the layout's summary
   CHECK(d.stats.events == d.events.size());
 }

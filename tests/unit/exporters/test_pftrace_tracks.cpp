@@ -161,9 +161,10 @@ TEST_CASE("pftrace: overlapping kernels on one stream go on lanes with their own
   CHECK(lane.merge == 2);                      // never merged with another lane
   CHECK(d.track(stream7).childOrdering == 3);  // explicit: lanes in order
   CHECK(d.sliceByCorrelation("kernel", 4).begin.track == stream7);
-  CHECK(d.instants.at(0).args.at("clamped_slices").u == 0);
-  CHECK(d.instants.at(0).args.at("max_lanes").u == 2);
-  CHECK(d.instants.at(0).args.at("lane_tracks").u == 1);
+  REQUIRE(d.layouts.size() == 1);
+  CHECK(d.layouts[0].args.at("clamped_slices").u == 0);
+  CHECK(d.layouts[0].args.at("max_lanes").u == 2);
+  CHECK(d.layouts[0].args.at("lane_tracks").u == 1);
 }
 
 TEST_CASE("pftrace: a graph's branches get a lane each and an arrow each from its launch",

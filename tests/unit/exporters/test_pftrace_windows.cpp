@@ -199,9 +199,10 @@ Timeline timeline(const Decoded& d) {
   Timeline t;
   for (const SliceOut& s : d.slices)
     t.slices.insert(where(d, s.begin) + "-" + std::to_string(s.end) + "|" + text(s.begin.args));
+  for (const Event& e : d.layouts) t.description[static_cast<uint64_t>(d.pidOf(e.track))] += text(e.args);
   for (const Event& e : d.instants) {
     if (e.name == "cuptitrace") {
-      t.description[static_cast<uint64_t>(d.pidOf(e.track))] = text(e.args);
+      t.description[static_cast<uint64_t>(d.pidOf(e.track))] += text(e.args);
     } else {
       t.instants.insert(where(d, e) + "|" + text(e.args));
     }
@@ -254,8 +255,11 @@ void checkValid(const Written& w) {
   CHECK(t.flowEnds == w.stats.flows);
   CHECK(d.arrows.size() == w.stats.flows);
   uint64_t described = 0, clamped = 0, laneTracks = 0;
-  for (const Event& e : d.instants) {
-    if (e.name != "cuptitrace") continue;
+  // One summary of the layout per trace, as many as their descriptions.
+  CHECK(d.layouts.size() == static_cast<size_t>(std::count_if(
+                                d.instants.begin(), d.instants.end(),
+                                [](const Event& e) { return e.name == "cuptitrace"; })));
+  for (const Event& e : d.layouts) {
     described += e.args.at("flows").u;
     clamped += e.args.at("clamped_slices").u;
     laneTracks += e.args.at("lane_tracks").u;
