@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/trace_store.h"
@@ -125,14 +127,35 @@ class TimelineSlices {
   bool planned_ = false;
 };
 
-// Sizes a window's slice buffer to `n`, to exactly that much when it must
-// grow: growing by doubling could hold twice the largest window.
-inline void resizeWindow(std::vector<Slice>& slices, size_t n) {
-  if (n > slices.capacity()) {
-    std::vector<Slice>().swap(slices);
-    slices.reserve(n);
+// A window's slices. Sized to `n` without zeroing them (each is written
+// before it is read), to exactly that much when it must grow: growing by
+// doubling could hold twice the largest window.
+class SliceBuffer {
+  static_assert(std::is_trivial_v<Slice>, "new Slice[n] must leave them unwritten");
+
+ public:
+  void resize(size_t n) {
+    if (n > capacity_) {
+      data_.reset();
+      data_.reset(new Slice[n]);  // default-initialized: Slice is trivial
+      capacity_ = n;
+    }
+    size_ = n;
   }
-  slices.resize(n);
-}
+  void release() {
+    data_.reset();
+    capacity_ = size_ = 0;
+  }
+  size_t size() const { return size_; }
+  Slice* data() { return data_.get(); }
+  const Slice* data() const { return data_.get(); }
+  Slice& operator[](size_t i) { return data_[i]; }
+  const Slice& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  std::unique_ptr<Slice[]> data_;
+  size_t capacity_ = 0;
+  size_t size_ = 0;
+};
 
 }  // namespace cuptitrace

@@ -20,10 +20,6 @@ LaneStats WindowLayout::laneStats() const {
   return s;
 }
 
-void WindowLayout::restart() {
-  for (TrackLayout& layout : layouts_) layout = TrackLayout(layout.policy());
-}
-
-void WindowLayout::release() { std::vector<Slice>().swap(window_); }
+void WindowLayout::release() { window_.release(); }
 
 }  // namespace cuptitrace

@@ -8,9 +8,7 @@
 // Use: planWindows (every slice read once or twice through the format's
 // `Tracks` object, timeline_slices.h, so every track is found), then
 // setTracks (each track's overlap policy, once the tracks are known), then
-// layOut(w) for each window in order. A format that plans by laying every
-// window out once (to count what its header says) calls restart() before
-// laying them out again for writing.
+// layOut(w) for each window in order, once each, as the format writes them.
 #pragma once
 
 #include <cstddef>
@@ -91,9 +89,6 @@ class WindowLayout {
   uint32_t lanes(size_t t) const { return layouts_[t].lanes(); }
   LaneStats laneStats() const;
 
-  // Every track's layout starts over, with its policy, for laying out the
-  // windows again from the first.
-  void restart();
   // Frees the window's slices once every window is written.
   void release();
 
@@ -117,7 +112,7 @@ class WindowLayout {
       total += r.count;
       r.count = 0;
     }
-    resizeWindow(window_, total);
+    window_.resize(total);
     slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice& s) {
       Run& r = runs_[t];
       window_[r.first + r.count++] = s;
@@ -128,7 +123,7 @@ class WindowLayout {
 
   TimelineSlices slices_;
   std::vector<uint64_t> bounds_;      // the windows' bounds (slice_windows.h)
-  std::vector<Slice> window_;         // the window's slices, each track's at its run
+  SliceBuffer window_;                // the window's slices, each track's at its run
   std::vector<Run> runs_;             // by track
   std::vector<TrackLayout> layouts_;  // by track, carried from one window to the next
 };

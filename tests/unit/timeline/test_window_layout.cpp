@@ -247,37 +247,6 @@ TEST_CASE("window layout: the same lanes in one window or many", "[window_layout
   }
 }
 
-TEST_CASE("window layout: restarted, the windows are laid out again the same", "[window_layout]") {
-  // The .pftrace writer lays every window out once to plan, then again to write.
-  TraceStore store;
-  for (uint32_t i = 0; i < 200; ++i) addKernel(store, 1000 + i * 10, 1035 + i * 10);
-  TestTracks tracks;
-  WindowLayout layout(store);
-  layout.planWindows(tracks, 16);
-  layout.setTracks(tracks.policies.size(), [&](size_t t) { return tracks.policies[t]; });
-  REQUIRE(layout.windows() > 2);
-  auto pass = [&] {
-    std::vector<Slice> slices;
-    for (size_t w = 0; w < layout.windows(); ++w) {
-      layout.layOut(tracks, w);
-      slices.insert(slices.end(), layout.slices() + layout.first(0), layout.slices() + layout.end(0));
-    }
-    return slices;
-  };
-  const std::vector<Slice> first = pass();
-  const LaneStats planned = layout.laneStats();
-  layout.restart();
-  const std::vector<Slice> second = pass();
-  REQUIRE(first.size() == 200);
-  REQUIRE(second.size() == first.size());
-  for (size_t i = 0; i < first.size(); ++i) CHECK(sameSlice(first[i], second[i]));
-  CHECK(planned.maxLanes == 4);
-  CHECK(layout.laneStats().maxLanes == planned.maxLanes);
-  CHECK(layout.laneStats().laneTracks == planned.laneTracks);
-  layout.release();
-  CHECK(layout.slices() == nullptr);
-}
-
 TEST_CASE("window layout: each track with slices handed over once laid out, in order",
           "[window_layout]") {
   TraceStore store;
