@@ -357,7 +357,9 @@ void Tracer::finishWith(const Ending& ending) {
     osrt::disarm();
     const osrt::TracerScope ours;
     try {
+      const auto started = std::chrono::steady_clock::now();
       finishCollection();
+      logger().info("exit: collection finished in {} ms", millisecondsSince(started));
       // Ended by a signal, _exit or exec, the process may be killed while it
       // writes (Slurm sends SIGKILL 30 s after SIGTERM; a waiting thread
       // gives up on a writer that stalls): the journal takes everything

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 
@@ -24,6 +25,12 @@
 #include "injection/ending.h"
 
 namespace cuptitrace {
+
+// Whole milliseconds since `t`: the exit's steps in the log (CUPTITRACE_LOG_LEVEL=info).
+inline long long millisecondsSince(std::chrono::steady_clock::time_point t) {
+  return static_cast<long long>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count());
+}
 
 class Tracer {
  public:

@@ -1,5 +1,6 @@
 // The tracer's outputs at exit: whether the process leaves a trace at all,
 // under which name, every requested format, the reports and the summary line.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -84,6 +85,7 @@ void Tracer::writeOutputs(bool nativeFirst) {
   std::vector<ReportTable> tables;
   std::string reportsError;
   auto makeReports = [&] {
+    const auto started = std::chrono::steady_clock::now();
     try {
       ReportOptions options;
       options.stepRange = config_.stepRange;
@@ -92,6 +94,7 @@ void Tracer::writeOutputs(bool nativeFirst) {
     } catch (const std::exception& e) {
       reportsError = e.what();
     }
+    logger().info("exit: reports made in {} ms", millisecondsSince(started));
   };
   std::thread reports;
   if (config_.summary != SummaryMode::None && writerThreads() > 1) {
@@ -103,7 +106,9 @@ void Tracer::writeOutputs(bool nativeFirst) {
     } catch (const std::exception&) {  // no thread to be had: made after the files
     }
   }
+  const auto exportStarted = std::chrono::steady_clock::now();
   const ExportResult result = exportAll(trace_, formats, prefix, config_.overwrite, config_.splitBytes);
+  logger().info("exit: {} files written in {} ms", result.written.size(), millisecondsSince(exportStarted));
   for (const auto& e : result.errors) std::fprintf(stderr, "cuptitrace: %s\n", e.c_str());
   std::vector<std::string> written = result.written;
   if (reports.joinable()) reports.join();
