@@ -13,6 +13,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
+#include <thread>
 #include <vector>
 
 #include "core/trace_store.h"
@@ -47,7 +50,7 @@ class WindowLayout {
     layouts_.clear();
     layouts_.reserve(count);
     for (size_t t = 0; t < count; ++t) layouts_.emplace_back(policyOf(t));
-    runs_.assign(count, Run{});
+    cur_.runs.assign(count, Run{});
   }
 
   size_t windows() const { return bounds_.size() - 1; }
@@ -69,63 +72,112 @@ class WindowLayout {
   // reads them while they are still in cache (a window is tens of MiB).
   template <typename Tracks, typename LaidOut>
   void layOut(Tracks& tracks, size_t w, LaidOut&& laidOut) {
-    group(tracks, w);
-    for (size_t t = 0; t < runs_.size(); ++t) {
-      if (runs_[t].count == 0) continue;
-      runLayout(t);
+    group(tracks, w, cur_);
+    for (size_t t = 0; t < cur_.runs.size(); ++t) {
+      if (cur_.runs[t].count == 0) continue;
+      runLayout(cur_, t);
       laidOut(t);
     }
+  }
+  // The same for writers that go window by window in order from the first:
+  // once window w is laid out, window w + 1 is laid out on a thread of its
+  // own (when one is to be had) while the caller writes w, and the call for
+  // w + 1 takes it up. `ahead` names the slices' tracks on that thread, as
+  // `tracks` does: it must change nothing that the caller reads meanwhile (a
+  // lookup of the tracks found in planning, with caches of its own). The
+  // slices laid out, their lanes and the layout's counts are the same.
+  template <typename Tracks, typename Ahead>
+  void layOutAhead(Tracks& tracks, Ahead& ahead, size_t w) {
+    if (!takeAhead(w)) {
+      group(tracks, w, cur_);
+      runLayouts(cur_);
+    }
+    if (w + 1 < windows()) startAhead(ahead, w + 1);
   }
 
   // Track t's slices of the window laid out, in track order with their lanes
   // set: slice(first(t)) up to, not including, slice(end(t)).
-  size_t first(size_t t) const { return runs_[t].first; }
-  size_t end(size_t t) const { return runs_[t].first + runs_[t].count; }
-  const Slice& slice(size_t i) const { return window_[i]; }
-  const Slice* slices() const { return window_.data(); }
-  size_t tracks() const { return runs_.size(); }
+  size_t first(size_t t) const { return cur_.runs[t].first; }
+  size_t end(size_t t) const { return cur_.runs[t].first + cur_.runs[t].count; }
+  const Slice& slice(size_t i) const { return cur_.window[i]; }
+  const Slice* slices() const { return cur_.window.data(); }
+  size_t tracks() const { return cur_.runs.size(); }
 
-  // Lanes opened on track t so far, the track itself included.
+  // Lanes opened on track t so far, the track itself included (with
+  // layOutAhead: in the windows up to the one being laid out ahead).
   uint32_t lanes(size_t t) const { return layouts_[t].lanes(); }
   LaneStats laneStats() const;
 
   // Frees the window's slices once every window is written.
   void release();
 
+  WindowLayout(const WindowLayout&) = delete;
+  WindowLayout& operator=(const WindowLayout&) = delete;
+  ~WindowLayout();
+
  private:
-  // A track's slices of the window: window_[first, first + count).
+  // A track's slices of the window: window[first, first + count).
   struct Run {
     size_t first = 0;
     size_t count = 0;
   };
+  // A window's slices, each track's at its run.
+  struct Laid {
+    SliceBuffer window;
+    std::vector<Run> runs;  // by track
+  };
 
-  // The slices starting in window `w`, grouped by track in window_.
+  // The slices starting in window `w`, grouped by track in `laid`.
   template <typename Tracks>
-  void group(Tracks& tracks, size_t w) {
+  void group(Tracks& tracks, size_t w, Laid& laid) {
     const uint64_t from = bounds_[w];
     const uint64_t to = bounds_[w + 1];
-    for (Run& r : runs_) r.count = 0;
-    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice&) { ++runs_[t].count; });
+    std::vector<Run>& runs = laid.runs;
+    runs.assign(layouts_.size(), Run{});
+    // Every slice's track was found in planning: kNoTrack is not met.
+    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice&) {
+      if (t < runs.size()) ++runs[t].count;
+    });
     size_t total = 0;
-    for (Run& r : runs_) {
+    for (Run& r : runs) {
       r.first = total;
       total += r.count;
       r.count = 0;
     }
-    window_.resize(total);
+    laid.window.resize(total);
     slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice& s) {
-      Run& r = runs_[t];
-      window_[r.first + r.count++] = s;
+      if (t >= runs.size()) return;
+      Run& r = runs[t];
+      laid.window[r.first + r.count++] = s;
     });
   }
-  // Track t's run of its layout over its slices of the window.
-  void runLayout(size_t t);
+  // Track t's run of its layout over its slices in `laid`; every track's.
+  void runLayout(Laid& laid, size_t t);
+  void runLayouts(Laid& laid);
+
+  // Window w laid out ahead, made the current one; false when it was not
+  // (no thread to be had).
+  bool takeAhead(size_t w);
+  template <typename Ahead>
+  void startAhead(Ahead& ahead, size_t w) {
+    aheadWindow_ = w;
+    startThread([this, &ahead, w] {
+      group(ahead, w, next_);
+      runLayouts(next_);
+    });
+  }
+  // Runs `work` on the thread that lays out ahead; when no thread is to be
+  // had, nothing is laid out ahead.
+  void startThread(std::function<void()> work);
 
   TimelineSlices slices_;
   std::vector<uint64_t> bounds_;      // the windows' bounds (slice_windows.h)
-  SliceBuffer window_;                // the window's slices, each track's at its run
-  std::vector<Run> runs_;             // by track
+  Laid cur_;                          // the window laid out
+  Laid next_;                         // the next, while it is laid out ahead
   std::vector<TrackLayout> layouts_;  // by track, carried from one window to the next
+  std::thread ahead_;                 // laying out window aheadWindow_ into next_
+  size_t aheadWindow_ = SIZE_MAX;
+  std::exception_ptr aheadError_;     // what laying it out threw, thrown again by takeAhead
 };
 
 }  // namespace cuptitrace

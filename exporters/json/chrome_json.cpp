@@ -71,6 +71,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -145,9 +146,11 @@ class ChromeJsonWriter {
     names_.writeProcessesAndTracks(place_.sortBase);
     if (threads_ > 1) {
       // Each window laid out, then its slices encoded by several threads.
+      // Each next window laid out on a thread of its own meanwhile.
       JsonWindowPieces pieces(trace_, rec_, e_, flows_, base_, threads_);
+      finder_.emplace(tracks_);
       for (size_t w = 0; w < layout_.windows(); ++w) {
-        layout_.layOut(tracks_, w);
+        layout_.layOutAhead(tracks_, *finder_, w);
         pieces.write(layout_, tracks_.all());
       }
     } else {
@@ -206,7 +209,8 @@ class ChromeJsonWriter {
   JsonNvtxEvents nvtx_;
   const size_t windowSlices_;
   const unsigned threads_;
-  WindowLayout layout_;
+  std::optional<JsonTrackFinder> finder_;  // the tracks, for the thread laying out ahead
+  WindowLayout layout_;                    // after finder_: its thread ends first
 
   uint64_t base_ = 0;
   uint64_t incomplete_ = 0;

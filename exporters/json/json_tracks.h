@@ -71,9 +71,17 @@ class JsonTracks {
     return t;
   }
   uint32_t sync(uint32_t context) {
-    const auto it = contextDevice_.find(context);
-    const uint32_t device = it == contextDevice_.end() ? 0 : it->second;
+    const uint32_t device = contextDevice(context);
     return track(JsonTrackKind::Sync, gpuPid(device), syncTrackTid(context), device, context);
+  }
+  uint32_t contextDevice(uint32_t context) const {
+    const auto it = contextDevice_.find(context);
+    return it == contextDevice_.end() ? 0 : it->second;
+  }
+  // The track of (pid, tid), found in planning; kNoTrack when there is none.
+  uint32_t find(uint32_t pid, uint32_t tid) const {
+    const auto it = index_.find(uint64_t{pid} << 32 | tid);
+    return it == index_.end() ? TimelineSlices::kNoTrack : it->second;
   }
   uint32_t overhead() { return track(JsonTrackKind::Overhead, hostPid_, kOverheadTid, 0, 0); }
   uint32_t nvtxRange(size_t, const NvtxRecord&) { return TimelineSlices::kNoTrack; }
@@ -114,6 +122,34 @@ class JsonTracks {
   uint64_t lastKey_ = 0;
   uint32_t last_ = 0;
   std::unordered_map<uint32_t, uint32_t> contextDevice_;
+};
+
+// The tracks of the slices, once planning found them all, for the thread
+// that lays the next window out while one is written
+// (WindowLayout::layOutAhead): the index read, nothing changed.
+class JsonTrackFinder {
+ public:
+  explicit JsonTrackFinder(const JsonTracks& t) : t_(t) {}
+  uint32_t host(uint32_t tid) { return find(t_.hostPid(), t_.hostTid(tid)); }
+  uint32_t stream(uint32_t device, uint32_t stream, uint32_t) { return find(t_.gpuPid(device), stream); }
+  uint32_t sync(uint32_t context) { return find(t_.gpuPid(t_.contextDevice(context)), syncTrackTid(context)); }
+  uint32_t overhead() { return find(t_.hostPid(), kOverheadTid); }
+  uint32_t nvtxRange(size_t, const NvtxRecord&) const { return TimelineSlices::kNoTrack; }
+
+ private:
+  // Consecutive records mostly share a track.
+  uint32_t find(uint32_t pid, uint32_t tid) {
+    const uint64_t key = uint64_t{pid} << 32 | tid;
+    if (haveLast_ && key == lastKey_) return last_;
+    haveLast_ = true;
+    lastKey_ = key;
+    last_ = t_.find(pid, tid);
+    return last_;
+  }
+  const JsonTracks& t_;
+  bool haveLast_ = false;
+  uint64_t lastKey_ = 0;
+  uint32_t last_ = 0;
 };
 
 }  // namespace cuptitrace

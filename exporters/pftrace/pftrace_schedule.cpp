@@ -9,6 +9,7 @@ void EventSchedule::planWindows(size_t windowSlices) {
 
 void EventSchedule::attach() {
   layout_.setTracks(tracks_.size(), [&](size_t t) { return TrackRegistry::policyOf(tracks_[t]); });
+  if (ahead_) finder_.emplace(tracks_);
   cursors_.resize(tracks_.size());
   for (size_t i = 0; i < tracks_.size(); ++i) {
     cursors_[i].instant = tracks_[i].firstInstant;
@@ -21,7 +22,11 @@ void EventSchedule::attach() {
 void EventSchedule::layOut(size_t w) {
   window_ = w;
   TrackMap map{tracks_};
-  layout_.layOut(map, w);
+  if (finder_) {
+    layout_.layOutAhead(map, *finder_, w);
+  } else {
+    layout_.layOut(map, w);
+  }
   for (size_t i = 0; i < cursors_.size(); ++i) {
     Cursor& c = cursors_[i];
     c.slice = layout_.first(i);

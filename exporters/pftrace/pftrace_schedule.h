@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/trace_store.h"
@@ -85,7 +86,10 @@ struct Cursor {
 
 class EventSchedule {
  public:
-  EventSchedule(const TraceStore& store, TrackRegistry& tracks) : tracks_(tracks), layout_(store) {}
+  // With `ahead`, each next window is laid out on a thread of its own while
+  // the events of one are written (WindowLayout::layOutAhead).
+  EventSchedule(const TraceStore& store, TrackRegistry& tracks, bool ahead)
+      : tracks_(tracks), ahead_(ahead), layout_(store) {}
 
   // ---- Planning ------------------------------------------------------------------
   // Reads every slice once or twice, naming its track, and plans the windows.
@@ -142,7 +146,10 @@ class EventSchedule {
 
  private:
   TrackRegistry& tracks_;
-  WindowLayout layout_;          // the windows, and the one laid out
+  const bool ahead_;
+  std::optional<TrackFinder> finder_;  // the tracks, for the thread laying out ahead
+  WindowLayout layout_;                // the windows, and the one laid out (after finder_:
+                                       // its thread ends first)
   size_t window_ = 0;            // the one laid out
   std::vector<Cursor> cursors_;  // by track, on its slices of the window
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/writer_threads.h"
+
 namespace cuptitrace::pftrace {
 
 SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds,
@@ -15,7 +17,7 @@ SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flo
       firstSequence_(firstSequence),
       windowSlices_(windowSlices),
       tracks_(trace_, rec_.nvtx, firstUuid),
-      schedule_(trace_.store, tracks_),
+      schedule_(trace_.store, tracks_, writerThreads() > 1),
       interner_(trace_.strings),
       events_(out, interner_),
       flows_(trace_, rec_, flowIds, offset_),

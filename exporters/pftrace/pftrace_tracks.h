@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/trace.h"
+#include "timeline/timeline_slices.h"
 #include "timeline/track_layout.h"
 
 namespace cuptitrace::pftrace {
@@ -55,10 +56,13 @@ class TrackRegistry {
   void finish();
 
   // ---- The track of a slice, made on first sight ----------------------------------
-  uint32_t track(TrackKind kind, uint32_t id, uint32_t device, uint32_t lane = 0) {
+  // The key of a track in the index.
+  static uint64_t keyOf(TrackKind kind, uint32_t id, uint32_t device, uint32_t lane = 0) {
     // Only NVTX range tracks have lanes, and they are not on a device.
-    const uint64_t key = uint64_t{static_cast<uint8_t>(kind)} << 56 |
-                         uint64_t{(device | lane) & 0xFFFFFFu} << 32 | id;
+    return uint64_t{static_cast<uint8_t>(kind)} << 56 | uint64_t{(device | lane) & 0xFFFFFFu} << 32 | id;
+  }
+  uint32_t track(TrackKind kind, uint32_t id, uint32_t device, uint32_t lane = 0) {
+    const uint64_t key = keyOf(kind, id, device, lane);
     // Records mostly cycle through a few tracks: a small direct-mapped cache
     // in front of the map saves most lookups.
     CacheEntry& cached = cache_[(key * 0x9E3779B97F4A7C15ull) >> 58];
@@ -69,18 +73,22 @@ class TrackRegistry {
     return it->second;
   }
   // Perfetto reads tid 0 as "the process's main thread"; so does the JSON exporter.
-  uint32_t hostThreadTrack(uint32_t tid) {
-    return track(TrackKind::HostThread, tid == 0 ? trace_.meta.pid : tid, 0);
-  }
+  uint32_t hostThreadTrack(uint32_t tid) { return track(TrackKind::HostThread, hostThreadId(tid), 0); }
+  uint32_t hostThreadId(uint32_t tid) const { return tid == 0 ? trace_.meta.pid : tid; }
   uint32_t streamTrack(uint32_t device, uint32_t stream, uint32_t context) {
     const uint32_t t = track(TrackKind::Stream, stream, device);
     if (tracks_[t].context == 0) tracks_[t].context = context;
     return t;
   }
-  uint32_t syncTrack(uint32_t context) {
+  uint32_t syncTrack(uint32_t context) { return track(TrackKind::Sync, context, contextDevice(context)); }
+  uint32_t contextDevice(uint32_t context) const {
     const auto it = contextDevice_.find(context);
-    const uint32_t device = it == contextDevice_.end() ? 0 : it->second;
-    return track(TrackKind::Sync, context, device);
+    return it == contextDevice_.end() ? 0 : it->second;
+  }
+  // The track of `key` (keyOf), found in planning; kNoTrack when there is none.
+  uint32_t find(uint64_t key) const {
+    const auto it = index_.find(key);
+    return it == index_.end() ? TimelineSlices::kNoTrack : it->second;
   }
   uint32_t overheadTrack() { return track(TrackKind::Overhead, kOverheadTid, 0); }
   // The lane track of the NVTX start/end range at `index`.
@@ -146,6 +154,36 @@ class TrackRegistry {
   std::vector<std::vector<uint64_t>> laneUuids_;  // by track: its lanes' uuids, from lane 1
   uint64_t nextUuid_ = 0;
   uint64_t laneTracks_ = 0;
+};
+
+// The tracks of the slices, once planning found them all, for the thread
+// that lays the next window out while the events of one are written
+// (WindowLayout::layOutAhead): the registry's index read, nothing changed,
+// with a cache of its own.
+class TrackFinder {
+ public:
+  explicit TrackFinder(const TrackRegistry& r) : r_(r) {}
+  uint32_t host(uint32_t tid) { return find(TrackKind::HostThread, r_.hostThreadId(tid), 0); }
+  uint32_t stream(uint32_t device, uint32_t stream, uint32_t) { return find(TrackKind::Stream, stream, device); }
+  uint32_t sync(uint32_t context) { return find(TrackKind::Sync, context, r_.contextDevice(context)); }
+  uint32_t overhead() { return find(TrackKind::Overhead, kOverheadTid, 0); }
+  uint32_t nvtxRange(size_t index, const NvtxRecord&) const { return r_.nvtxRangeTrack(index); }
+
+ private:
+  struct Entry {
+    uint64_t key;
+    uint32_t index;
+    bool valid;
+  };
+  uint32_t find(TrackKind kind, uint32_t id, uint32_t device) {
+    const uint64_t key = TrackRegistry::keyOf(kind, id, device);
+    Entry& cached = cache_[(key * 0x9E3779B97F4A7C15ull) >> 58];
+    if (cached.valid && cached.key == key) return cached.index;
+    cached = {key, r_.find(key), true};
+    return cached.index;
+  }
+  const TrackRegistry& r_;
+  Entry cache_[64] = {};
 };
 
 // The tracks of the slices (timeline_slices.h), named by the registry.
