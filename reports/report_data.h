@@ -8,9 +8,11 @@
 
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/demangle.h"
@@ -111,6 +113,17 @@ struct SweepPlan {
 class ReportData {
  public:
   ReportData(const Trace& trace, const ReportOptions& options) : trace_(trace), options_(options) {}
+  ~ReportData();
+  ReportData(const ReportData&) = delete;
+  ReportData& operator=(const ReportData&) = delete;
+
+  // For every report at once, with cores to spare (report_data_prepare.cpp):
+  // the two sweeps over the timed records, the devices' busy times and the
+  // split of time by category (over the steps, or the whole run), start on
+  // threads of their own while the tables that need neither are made; their
+  // accessors wait for them. Only for a trace whose sweeps are planned in
+  // windows (a large one): a small one is quick on one thread.
+  void prepare();
 
   const Trace& trace() const { return trace_; }
   const ReportOptions& options() const { return options_; }
@@ -133,6 +146,8 @@ class ReportData {
   // Time of each category in each window (the breakdown), in one sweep over
   // the kernels, copies, sets, API calls and synchronization records.
   std::vector<CategoryTimes> splitTime(const std::vector<Interval>& windows);
+  // That split over the whole run, from its first record to its last.
+  const CategoryTimes& wholeSplit();
   // The steps, found once (steps.h), and the time of each category in each
   // (the breakdown's and the findings' sweep, made once); the warm-up's, when
   // there is one, after the steps'.
@@ -144,6 +159,9 @@ class ReportData {
 
  private:
   void ensureDevices();
+  void computeDevices();  // ensureDevices' sweep, on the thread prepare() starts or this one
+  void computeSplits();   // the steps' splits and, without steps, the whole run's
+  std::vector<Interval> stepWindows();
   SweepPlan& sweepPlan();
   // Per-name groups of the API records of one side: CUDA calls or C library calls.
   std::vector<Group> callGroups(bool osrt, Untimed& untimed);
@@ -167,6 +185,12 @@ class ReportData {
   std::optional<Steps> steps_;
   std::optional<std::vector<CategoryTimes>> stepSplits_;
   std::optional<std::vector<DeviceSummary>> deviceSummaries_;
+  std::optional<CategoryTimes> wholeSplit_;
+  // prepare()'s threads, and what they threw (thrown again where waited for).
+  // The devices' sweep names kernels with a demangler of its own.
+  std::thread devicesThread_, splitsThread_;
+  std::exception_ptr devicesError_, splitsError_;
+  DemangleCache devicesDemangler_;
 };
 
 // Sorts rows by total time descending, ties by name ascending.

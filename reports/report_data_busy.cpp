@@ -95,8 +95,7 @@ struct SpanKernel {
 // One sweep of each device's kernels, copies and sets in start order, a
 // window of start times at a time: the busy times and gaps (devices()) and
 // the GPU summary over the steps' span (deviceSummaries()).
-void ReportData::ensureDevices() {
-  if (devices_) return;
+void ReportData::computeDevices() {
   // The summary's span: the steps', else all time.
   uint64_t from = 0, to = UINT64_MAX;
   const Steps& found = steps();
@@ -145,7 +144,8 @@ void ReportData::ensureDevices() {
     s.first = std::min(s.first, start);
     s.last = std::max(s.last, end);
     if (k.name >= tensor.size()) tensor.resize(std::max<size_t>(k.name + 1, trace_.strings.size()), -1);
-    if (tensor[k.name] < 0) tensor[k.name] = usesTensorCores(kernelName(k.name)) ? 1 : 0;
+    if (tensor[k.name] < 0)
+      tensor[k.name] = usesTensorCores(devicesDemangler_.get(trace_.strings.get(k.name))) ? 1 : 0;
     if (tensor[k.name] == 1) s.s.tensorTime += dur;
     uint64_t units = 0;
     if (s.info != nullptr) {
@@ -299,14 +299,13 @@ const Steps& ReportData::steps() {
   return *steps_;
 }
 
-const std::vector<CategoryTimes>& ReportData::stepSplits() {
-  if (stepSplits_) return *stepSplits_;
+// The steps' windows, the warm-up's last.
+std::vector<Interval> ReportData::stepWindows() {
   std::vector<Interval> windows;
   windows.reserve(steps().steps.size());
   for (const Step& s : steps().steps) windows.push_back({s.start, s.end});
   if (steps().warmup) windows.push_back({steps().warmup->start, steps().warmup->end});  // last, after the steps
-  stepSplits_ = windows.empty() ? std::vector<CategoryTimes>{} : splitTime(windows);
-  return *stepSplits_;
+  return windows;
 }
 
 const std::vector<DeviceSummary>& ReportData::deviceSummaries() {

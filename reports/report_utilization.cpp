@@ -127,7 +127,7 @@ ReportTable breakdownReport(ReportData& data) {
   } else if (steps.empty()) {
     if (timeline.any)
       addRow(Cell::none(), timeline.end - timeline.start,
-             asDoubles(data.splitTime({{timeline.start, timeline.end}}).front()), true,
+             asDoubles(data.wholeSplit()), true,
              "whole run");
     if (!data.steps().missed.empty())
       table.notes.push_back("no NVTX range is named '" + data.steps().missed +

@@ -5,6 +5,7 @@
 
 #include "core/config.h"
 #include "core/rank_info.h"
+#include "core/writer_threads.h"
 #include "core/file_output.h"
 #include "reports/report_data.h"
 #include "reports/report_gpu_metrics.h"
@@ -117,9 +118,14 @@ std::optional<std::vector<std::string>> parseReportNames(std::string_view list,
   return names;
 }
 
-std::vector<ReportTable> buildReports(const Trace& trace, const std::vector<std::string>& names,
-                                      const ReportOptions& options) {
+namespace {
+
+// The tables named, in order; with `prepare`, the sweeps over the records
+// that several need start first, on threads of their own (ReportData::prepare).
+std::vector<ReportTable> build(const Trace& trace, const std::vector<std::string>& names,
+                               const ReportOptions& options, bool prepare) {
   reports::ReportData data(trace, options);
+  if (prepare) data.prepare();
   std::vector<ReportTable> tables;
   for (const auto& name : names) {
     const Entry* entry = nullptr;
@@ -139,6 +145,13 @@ std::vector<ReportTable> buildReports(const Trace& trace, const std::vector<std:
   return tables;
 }
 
+}  // namespace
+
+std::vector<ReportTable> buildReports(const Trace& trace, const std::vector<std::string>& names,
+                                      const ReportOptions& options) {
+  return build(trace, names, options, names.size() > 1 && writerThreads() > 1);
+}
+
 ReportTable buildReport(const Trace& trace, std::string_view name, const ReportOptions& options) {
   return std::move(buildReports(trace, {std::string(name)}, options).front());
 }
@@ -146,7 +159,7 @@ ReportTable buildReport(const Trace& trace, std::string_view name, const ReportO
 std::vector<ReportTable> buildAllReports(const Trace& trace, const ReportOptions& options) {
   std::vector<std::string> names;
   for (const auto& e : entries()) names.push_back(e.info.name);
-  return buildReports(trace, names, options);
+  return build(trace, names, options, writerThreads() > 1);
 }
 
 std::string exitSummary(const std::vector<ReportTable>& all, size_t topRows,

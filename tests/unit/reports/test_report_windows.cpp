@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -208,6 +209,39 @@ TEST_CASE("utilization and breakdown match brute force, in one window or many", 
     // The same reports, every one of them, whatever the window.
     CHECK(allReportsCsv(t, options) == oneWindow);
   }
+}
+
+TEST_CASE("every report the same when its two sweeps run on threads of their own", "[report][windows][parallel]") {
+  // With several writer threads, the devices' sweep and the split by category
+  // run beside the other tables (ReportData::prepare); with one, in turn.
+  auto withThreads = [](const char* n, auto&& f) {
+    ::setenv("CUPTITRACE_WRITER_THREADS", n, 1);
+    auto result = f();
+    ::unsetenv("CUPTITRACE_WRITER_THREADS");
+    return result;
+  };
+  size_t compared = 0;
+  for (const bool steps : {true, false}) {
+    std::mt19937_64 rng(31);
+    Trace t;
+    fillBusyTrace(t, rng);
+    ReportOptions options;
+    options.stepRange = steps ? "Step#" : "no such range";  // without: the whole run's split
+    for (const size_t window : {size_t{50}, size_t{3}}) {  // planned sweeps: prepare() starts them
+      options.windowRecords = window;
+      const std::string serial = withThreads("1", [&] { return allReportsCsv(t, options); });
+      for (const char* n : {"2", "4"}) {
+        const std::string parallel = withThreads(n, [&] { return allReportsCsv(t, options); });
+        CHECK(parallel == serial);
+        ++compared;
+      }
+      // The tables asked for by name (cuptitrace stats) too.
+      const std::vector<std::string> names = {"utilization", "breakdown", "gpu_kernels", "findings"};
+      auto some = [&] { return renderTables(buildReports(t, names, options), ReportFormat::Csv, RenderOptions{}); };
+      CHECK(withThreads("3", some) == withThreads("1", some));
+    }
+  }
+  CHECK(compared == 8);
 }
 
 TEST_CASE("capped level sweep: the GPU summary's SM efficiency against every nanosecond", "[report][windows]") {
