@@ -18,12 +18,14 @@ void PendingFlows::grow() {
 
 FlowWriter::FlowWriter(const Trace& trace, const TimelineRecords& rec, FlowIds& ids,
                        uint64_t offset)
-    : rec_(rec), ids_(ids), offset_(offset), sources_(rec.api), accFlows_(trace), bodies_(rec) {}
+    : trace_(trace), rec_(rec), ids_(ids), offset_(offset) {}
 
-void FlowWriter::countGpuSlices() {
-  gpuDrawn_ = IdSet(sources_.lo(), sources_.hi(), sources_.calls());
-  bodies_.forEachGpuWork([&](uint32_t correlation, const auto& r) {
-    if (!drawable(r.start, r.end) || !sources_.hasSource(correlation)) return;
+void FlowWriter::plan() {
+  parts_ = std::make_unique<const Parts>(trace_, rec_);
+  const FlowSources& sources = parts_->sources;
+  gpuDrawn_ = IdSet(sources.lo(), sources.hi(), sources.calls());
+  parts_->bodies.forEachGpuWork([&](uint32_t correlation, const auto& r) {
+    if (!drawable(r.start, r.end) || !sources.hasSource(correlation)) return;
     if (!gpuDrawn_.insert(correlation)) ++moreGpu_[correlation];
   });
 }

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -122,15 +123,18 @@ class FlowWriter {
   FlowWriter(const Trace& trace, const TimelineRecords& rec, FlowIds& ids, uint64_t offset);
 
   // ---- Planning ------------------------------------------------------------------
-  // How many GPU slices each correlation id with a launch call has: a bit
-  // for one (IdSet), a count of the others for more (graph launches).
-  void countGpuSlices();
+  // Reads the calls and the GPU work: which calls start arrows, the OpenACC
+  // events' arrows, the conditional nodes' launches, and how many GPU slices
+  // each correlation id with a launch call has (a bit for one, IdSet; a count
+  // of the others for more: graph launches). Nothing else reads or changes
+  // what it makes until it returns: it may run beside the rest of planning.
+  void plan();
   uint64_t written() const { return written_; }  // arrows written, both ends
   // The correlation id of the arrow GPU work (`r`, at `index` of its kind)
   // ends: its own, or for a conditional node's body its launch's.
   template <typename R>
   uint32_t correlation(const R& r, size_t index) const {
-    return bodies_.correlation(r, index);
+    return parts_->bodies.correlation(r, index);
   }
 
   // ---- Writing -------------------------------------------------------------------
@@ -138,7 +142,7 @@ class FlowWriter {
   // not written yet (those written before it have no arrow).
   void startFlows(EventEncoder& ev, size_t index, const ApiRecord& r, uint64_t ts) {
     const uint32_t correlation = r.correlationId;
-    if (!sources_.isSource(index, r) || !gpuDrawn_.contains(correlation)) return;
+    if (!parts_->sources.isSource(index, r) || !gpuDrawn_.contains(correlation)) return;
     uint32_t n = 1;
     if (!moreGpu_.empty()) {
       const auto it = moreGpu_.find(correlation);
@@ -160,7 +164,7 @@ class FlowWriter {
   // The flows an OpenACC event starts: one to each GPU slice its CUDA calls
   // launched (openacc_flows.h), which those end.
   void startOpenAccFlows(EventEncoder& ev, uint32_t externalId, uint64_t ts) {
-    const std::vector<uint32_t>* calls = accFlows_.callsOf(externalId);
+    const std::vector<uint32_t>* calls = parts_->accFlows.callsOf(externalId);
     if (calls == nullptr) return;
     for (const uint32_t correlation : *calls) {
       if (!gpuDrawn_.contains(correlation)) continue;
@@ -172,14 +176,14 @@ class FlowWriter {
   // The flow a GPU slice ends: one its call started, if the call was written before it.
   void endFlow(EventEncoder& ev, uint32_t correlation, uint64_t ts) {
     // The arrow from the OpenACC event that made the call, if it was written before.
-    if (!accFlows_.empty()) {
+    if (!parts_->accFlows.empty()) {
       if (const uint32_t id = accPending_.take(correlation)) {
         ev.flowId(kTagTerminatingFlowId, id);
         ids_.end(id, ts + offset_);
         ++accWritten_;
       }
     }
-    if (!sources_.hasSource(correlation)) return;
+    if (!parts_->sources.hasSource(correlation)) return;
     const uint32_t id = pending_.take(correlation);
     if (id == 0) {
       ++early_[correlation];
@@ -191,12 +195,19 @@ class FlowWriter {
   }
 
  private:
+  // What plan() reads from the records.
+  struct Parts {
+    Parts(const Trace& trace, const TimelineRecords& rec) : sources(rec.api), accFlows(trace), bodies(rec) {}
+    const FlowSources sources;
+    const OpenAccFlows accFlows;  // OpenACC event -> the GPU work its CUDA calls launched
+    const GraphBodies bodies;     // the launch of each conditional node's body
+  };
+
+  const Trace& trace_;
   const TimelineRecords rec_;
   FlowIds& ids_;
   const uint64_t offset_;  // wall clock minus trace clock, modulo 2^64
-  const FlowSources sources_;
-  const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
-  const GraphBodies bodies_;     // the launch of each conditional node's body
+  std::unique_ptr<const Parts> parts_;  // from plan() on
   // Which ids have GPU slices (gpuDrawn_, and how many more than one in
   // moreGpu_), the GPU slices written before their call (by id), the flows
   // started and not terminated: from calls, from OpenACC events.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/side_task.h"
 #include "core/writer_threads.h"
 
 namespace cuptitrace::pftrace {
@@ -25,6 +26,9 @@ SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flo
       laneUuid_(laneUuid) {}
 
 void SourceWriter::plan() {
+  // The arrows' planning reads the calls and the GPU work, and nothing the
+  // rest of planning changes: with a core to spare it runs beside it.
+  SideTask flows(writerThreads() > 1, [this] { flows_.plan(); });
   const TimelineBase scan = scanTimeline(trace_);
   base_ = scan.base;
   counts_.incomplete = scan.incomplete;
@@ -33,7 +37,7 @@ void SourceWriter::plan() {
   schedule_.planWindows(windowSlices_);
   tracks_.finish();
   schedule_.attach();
-  flows_.countGpuSlices();
+  flows.wait();
   sequences_.resize(1 + tracks_.size());
   for (size_t i = 0; i < sequences_.size(); ++i) {
     sequences_[i].id = firstSequence_ + static_cast<uint32_t>(i);
