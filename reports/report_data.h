@@ -8,14 +8,13 @@
 
 #include <array>
 #include <cstdint>
-#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/demangle.h"
+#include "core/side_task.h"
 #include "core/trace.h"
 #include "reports/reports.h"
 #include "reports/gpu_summary.h"
@@ -186,11 +185,11 @@ class ReportData {
   std::optional<std::vector<CategoryTimes>> stepSplits_;
   std::optional<std::vector<DeviceSummary>> deviceSummaries_;
   std::optional<CategoryTimes> wholeSplit_;
-  // prepare()'s threads, and what they threw (thrown again where waited for).
   // The devices' sweep names kernels with a demangler of its own.
-  std::thread devicesThread_, splitsThread_;
-  std::exception_ptr devicesError_, splitsError_;
   DemangleCache devicesDemangler_;
+  // prepare()'s sweeps, each on a thread of its own (last: their threads end
+  // before what they use goes).
+  std::optional<SideTask> devicesTask_, splitsTask_;
 };
 
 // Sorts rows by total time descending, ties by name ascending.

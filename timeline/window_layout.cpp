@@ -1,10 +1,7 @@
 #include "timeline/window_layout.h"
 
 #include <algorithm>
-#include <system_error>
 #include <utility>
-
-#include "core/ordered_work.h"
 
 namespace cuptitrace {
 
@@ -19,36 +16,19 @@ void WindowLayout::runLayouts(Laid& laid) {
     if (laid.runs[t].count != 0) runLayout(laid, t);
 }
 
-WindowLayout::~WindowLayout() {
-  if (ahead_.joinable()) ahead_.join();
-}
-
-void WindowLayout::startThread(std::function<void()> work) {
-  try {
-    ahead_ = std::thread([this, work = std::move(work)] {
-      const OwnThread own("trace writer");
-      try {
-        work();
-      } catch (...) {
-        aheadError_ = std::current_exception();
-      }
-    });
-  } catch (const std::system_error&) {
-    aheadWindow_ = SIZE_MAX;  // laid out on the caller's thread when its turn comes
-  }
-}
+WindowLayout::~WindowLayout() = default;  // ahead_ waits for its thread
 
 bool WindowLayout::takeAhead(size_t w) {
-  if (!ahead_.joinable()) return false;
-  ahead_.join();
-  if (aheadError_) {
-    std::exception_ptr e = aheadError_;
-    aheadError_ = nullptr;
-    aheadWindow_ = SIZE_MAX;
-    std::rethrow_exception(e);
+  if (!ahead_) return false;
+  const size_t laid = std::exchange(aheadWindow_, SIZE_MAX);
+  try {
+    ahead_->wait();
+  } catch (...) {
+    ahead_.reset();
+    throw;
   }
-  if (aheadWindow_ != w) return false;  // windows go in order: not reached
-  aheadWindow_ = SIZE_MAX;
+  ahead_.reset();
+  if (laid != w) return false;  // windows go in order: not reached
   std::swap(cur_, next_);
   return true;
 }
@@ -64,7 +44,7 @@ LaneStats WindowLayout::laneStats() const {
 }
 
 void WindowLayout::release() {
-  if (ahead_.joinable()) ahead_.join();
+  ahead_.reset();
   cur_.window.release();
   next_.window.release();
 }

@@ -13,11 +13,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <exception>
-#include <functional>
-#include <thread>
+#include <optional>
 #include <vector>
 
+#include "core/side_task.h"
 #include "core/trace_store.h"
 #include "timeline/timeline_slices.h"
 #include "timeline/track_layout.h"
@@ -161,23 +160,20 @@ class WindowLayout {
   template <typename Ahead>
   void startAhead(Ahead& ahead, size_t w) {
     aheadWindow_ = w;
-    startThread([this, &ahead, w] {
+    // No thread to be had: laid out here and now, as it would have been.
+    ahead_.emplace(true, [this, &ahead, w] {
       group(ahead, w, next_);
       runLayouts(next_);
     });
   }
-  // Runs `work` on the thread that lays out ahead; when no thread is to be
-  // had, nothing is laid out ahead.
-  void startThread(std::function<void()> work);
 
   TimelineSlices slices_;
   std::vector<uint64_t> bounds_;      // the windows' bounds (slice_windows.h)
   Laid cur_;                          // the window laid out
   Laid next_;                         // the next, while it is laid out ahead
   std::vector<TrackLayout> layouts_;  // by track, carried from one window to the next
-  std::thread ahead_;                 // laying out window aheadWindow_ into next_
+  std::optional<SideTask> ahead_;     // laying out window aheadWindow_ into next_
   size_t aheadWindow_ = SIZE_MAX;
-  std::exception_ptr aheadError_;     // what laying it out threw, thrown again by takeAhead
 };
 
 }  // namespace cuptitrace
