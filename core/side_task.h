@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <functional>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -50,5 +51,18 @@ class SideTask {
   std::exception_ptr error_;
   std::thread thread_;
 };
+
+// Waits for `task`, if there is one, and lets it go (disengaged either way);
+// throws again what it threw.
+inline void finishSideTask(std::optional<SideTask>& task) {
+  if (!task) return;
+  try {
+    task->wait();
+  } catch (...) {
+    task.reset();
+    throw;
+  }
+  task.reset();
+}
 
 }  // namespace cuptitrace

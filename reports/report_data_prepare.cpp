@@ -9,22 +9,6 @@
 #include "reports/report_data.h"
 
 namespace cuptitrace::reports {
-namespace {
-
-// Waits for `task`, if there is one, and throws again what it threw.
-void wait(std::optional<SideTask>& task) {
-  if (!task) return;
-  try {
-    task->wait();
-  } catch (...) {
-    task.reset();
-    throw;
-  }
-  task.reset();
-}
-
-}  // namespace
-
 ReportData::~ReportData() = default;  // the tasks wait for their threads
 
 void ReportData::prepare() {
@@ -38,7 +22,7 @@ void ReportData::prepare() {
 }
 
 void ReportData::ensureDevices() {
-  wait(devicesTask_);
+  finishSideTask(devicesTask_);
   if (!devices_) computeDevices();
 }
 
@@ -50,7 +34,7 @@ void ReportData::computeSplits() {
 }
 
 const std::vector<CategoryTimes>& ReportData::stepSplits() {
-  wait(splitsTask_);
+  finishSideTask(splitsTask_);
   if (!stepSplits_) {
     const std::vector<Interval> windows = stepWindows();
     stepSplits_ = windows.empty() ? std::vector<CategoryTimes>{} : splitTime(windows);
@@ -59,7 +43,7 @@ const std::vector<CategoryTimes>& ReportData::stepSplits() {
 }
 
 const CategoryTimes& ReportData::wholeSplit() {
-  wait(splitsTask_);
+  finishSideTask(splitsTask_);
   if (!wholeSplit_) wholeSplit_ = splitTime({{timeline().start, timeline().end}}).front();
   return *wholeSplit_;
 }

@@ -21,13 +21,7 @@ WindowLayout::~WindowLayout() = default;  // ahead_ waits for its thread
 bool WindowLayout::takeAhead(size_t w) {
   if (!ahead_) return false;
   const size_t laid = std::exchange(aheadWindow_, SIZE_MAX);
-  try {
-    ahead_->wait();
-  } catch (...) {
-    ahead_.reset();
-    throw;
-  }
-  ahead_.reset();
+  finishSideTask(ahead_);
   if (laid != w) return false;  // windows go in order: not reached
   std::swap(cur_, next_);
   return true;
