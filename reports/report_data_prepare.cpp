@@ -9,6 +9,7 @@
 #include "reports/report_data.h"
 
 namespace cuptitrace::reports {
+
 ReportData::~ReportData() = default;  // the tasks wait for their threads
 
 void ReportData::prepare() {
