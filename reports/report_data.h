@@ -160,7 +160,8 @@ class ReportData {
   void ensureDevices();
   void computeDevices();  // ensureDevices' sweep, on the thread prepare() starts or this one
   void computeSplits();   // the steps' splits and, without steps, the whole run's
-  std::vector<Interval> stepWindows();
+  std::vector<CategoryTimes> makeStepSplits();
+  CategoryTimes makeWholeSplit();
   SweepPlan& sweepPlan();
   // Per-name groups of the API records of one side: CUDA calls or C library calls.
   std::vector<Group> callGroups(bool osrt, Untimed& untimed);

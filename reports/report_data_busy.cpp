@@ -299,14 +299,16 @@ const Steps& ReportData::steps() {
   return *steps_;
 }
 
-// The steps' windows, the warm-up's last.
-std::vector<Interval> ReportData::stepWindows() {
+// The split over each step, the warm-up's last; none without steps.
+std::vector<CategoryTimes> ReportData::makeStepSplits() {
   std::vector<Interval> windows;
   windows.reserve(steps().steps.size());
   for (const Step& s : steps().steps) windows.push_back({s.start, s.end});
   if (steps().warmup) windows.push_back({steps().warmup->start, steps().warmup->end});  // last, after the steps
-  return windows;
+  return windows.empty() ? std::vector<CategoryTimes>{} : splitTime(windows);
 }
+
+CategoryTimes ReportData::makeWholeSplit() { return splitTime({{timeline().start, timeline().end}}).front(); }
 
 const std::vector<DeviceSummary>& ReportData::deviceSummaries() {
   ensureDevices();

@@ -28,24 +28,20 @@ void ReportData::ensureDevices() {
 }
 
 void ReportData::computeSplits() {
-  const std::vector<Interval> windows = stepWindows();
-  stepSplits_ = windows.empty() ? std::vector<CategoryTimes>{} : splitTime(windows);
+  stepSplits_ = makeStepSplits();
   // The utilization report's one row when there are no steps.
-  if (windows.empty() && timeline().any) wholeSplit_ = splitTime({{timeline().start, timeline().end}}).front();
+  if (stepSplits_->empty() && timeline().any) wholeSplit_ = makeWholeSplit();
 }
 
 const std::vector<CategoryTimes>& ReportData::stepSplits() {
   finishSideTask(splitsTask_);
-  if (!stepSplits_) {
-    const std::vector<Interval> windows = stepWindows();
-    stepSplits_ = windows.empty() ? std::vector<CategoryTimes>{} : splitTime(windows);
-  }
+  if (!stepSplits_) stepSplits_ = makeStepSplits();
   return *stepSplits_;
 }
 
 const CategoryTimes& ReportData::wholeSplit() {
   finishSideTask(splitsTask_);
-  if (!wholeSplit_) wholeSplit_ = splitTime({{timeline().start, timeline().end}}).front();
+  if (!wholeSplit_) wholeSplit_ = makeWholeSplit();
   return *wholeSplit_;
 }
 

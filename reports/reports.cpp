@@ -149,7 +149,8 @@ std::vector<ReportTable> build(const Trace& trace, const std::vector<std::string
 
 std::vector<ReportTable> buildReports(const Trace& trace, const std::vector<std::string>& names,
                                       const ReportOptions& options) {
-  return build(trace, names, options, names.size() > 1 && writerThreads() > 1);
+  // Every table asked for (cuptitrace stats' default): most need the sweeps.
+  return build(trace, names, options, names.size() >= entries().size() && writerThreads() > 1);
 }
 
 ReportTable buildReport(const Trace& trace, std::string_view name, const ReportOptions& options) {
