@@ -35,7 +35,6 @@
 #include <queue>
 #include <vector>
 
-#include "core/writer_threads.h"
 #include "exporters/gpu_metric_events.h"
 #include "exporters/memory_tracks.h"
 #include "exporters/pftrace/pftrace_flows.h"
@@ -56,7 +55,7 @@ using pftrace::SourceWriter;
 // Writes every trace's header, then all their events in wall-clock order.
 PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std::ostream& out,
                                   size_t windowSlices) {
-  Output o(out, writerThreads() > 1);
+  Output o(out);
   FlowIds flowIds;
   std::vector<std::unique_ptr<SourceWriter>> sources;
   uint64_t uuid = 1;
@@ -173,7 +172,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   for (auto& s : sources) s->writeSummary(lastWall);
   for (auto& m : memory) o.b.bytes(m->rest());
   for (auto& m : metrics) o.b.bytes(m->rest());
-  o.finish();
+  o.flush();
   PerfettoExportStats stats = o.stats;
   for (const auto& s : sources) {
     const pftrace::LayoutCounts layout = s->layoutCounts();

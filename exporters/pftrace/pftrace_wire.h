@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <ostream>
 
 #include "exporters/pftrace/perfetto_proto.h"
@@ -159,23 +158,18 @@ using Category = SliceCategory;
 inline constexpr size_t kFlushBytes = size_t{1} << 20;
 
 // The bytes not yet handed to the stream, and what has been written. The
-// traces of one file share it. With `background`, the stream is written on a
-// thread of its own (pftrace_output.cpp) while the next bytes are encoded:
-// the encoder fills one buffer while the other goes to the stream.
+// traces of one file share it.
 class Output {
  public:
-  explicit Output(std::ostream& out, bool background = false);
-  ~Output();
-  Output(const Output&) = delete;
-  Output& operator=(const Output&) = delete;
-
+  explicit Output(std::ostream& out) : out_(out) { b.reserve(kFlushBytes + (64 << 10)); }
   void maybeFlush() {
     if (b.size() >= kFlushBytes) flush();
   }
-  // Hands the bytes gathered to the stream (to its thread, when there is one).
-  void flush();
-  // Flushes, and waits until the stream has every byte.
-  void finish();
+  void flush() {
+    out_.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    stats.bytes += b.size();
+    b.clear();
+  }
   // A packet of `p`'s fields.
   void packet(const ProtoWriter& p) {
     b.byte(kTagPacket);
@@ -189,10 +183,7 @@ class Output {
   PerfettoExportStats stats;
 
  private:
-  class StreamThread;
-
   std::ostream& out_;
-  std::unique_ptr<StreamThread> thread_;
 };
 
 }  // namespace cuptitrace::pftrace
