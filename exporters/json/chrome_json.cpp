@@ -75,6 +75,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/side_task.h"
 #include "core/writer_threads.h"
 #include "exporters/json/json_args.h"
 #include "exporters/json/json_events.h"
@@ -121,15 +122,20 @@ class ChromeJsonWriter {
   // be drawn counted; every track is found and the timeline cut into
   // windows of start time holding at most windowSlices_ slices each
   // (window_layout.h).
+  // The arrows' planning and the scan for the base read the records, and
+  // nothing the rest of planning changes: with cores to spare they run beside it.
   void plan() {
-    const TimelineBase scan = scanTimeline(trace_);
-    base_ = scan.base;
-    incomplete_ = scan.incomplete;
-    flows_.plan();
+    SideTask flows(threads_ > 1, [this] { flows_.plan(); });
+    TimelineBase scan;
+    SideTask scanning(threads_ > 1, [&] { scan = scanTimeline(trace_); });
     layout_.planWindows(tracks_, windowSlices_);
     nvtx_.plan(tracks_);
     const std::vector<JsonTrack>& tracks = tracks_.all();
     layout_.setTracks(tracks.size(), [&](size_t t) { return tracks[t].policy(); });
+    scanning.wait();
+    base_ = scan.base;
+    incomplete_ = scan.incomplete;
+    flows.wait();
   }
   uint64_t ownBase() const { return base_; }
   // The largest flow id and the number of async ids it writes, before its placement's bases.

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/trace.h"
@@ -38,40 +39,46 @@ namespace cuptitrace {
 class JsonFlows {
  public:
   JsonFlows(const Trace& trace, const TimelineRecords& rec, JsonEvents& events)
-      : e_(events), b_(events.b), sources_(rec.api), accFlows_(trace), bodies_(rec) {}
+      : e_(events), b_(events.b), trace_(&trace), rec_(rec) {}
 
   // A copy of a planned and placed `flows` writing into `events` instead:
   // one per thread encoding pieces of a window (chrome_json.cpp), its
-  // count of arrows its own.
+  // count of arrows its own; what planning found is shared, not copied.
   JsonFlows(const JsonFlows& flows, JsonEvents& events)
       : e_(events),
         b_(events.b),
-        sources_(flows.sources_),
-        accFlows_(flows.accFlows_),
-        bodies_(flows.bodies_),
-        gpuDrawn_(flows.gpuDrawn_),
-        maxCorrelation_(flows.maxCorrelation_),
+        trace_(flows.trace_),
+        rec_(flows.rec_),
+        planned_(flows.planned_),
+        p_(flows.p_),
         flowBase_(flows.flowBase_),
         bindBase_(flows.bindBase_),
         base_(flows.base_) {}
   // Adds the arrows such a copy wrote.
   void addWritten(uint64_t flows) { flows_ += flows; }
 
-  // Notes the ids of drawn GPU work: only calls that launched some get a
-  // flow_out, so every arrow written has both ends.
+  // Reads the calls and the GPU work: which calls start arrows, the OpenACC
+  // events' arrows, the conditional nodes' launches, and the ids of drawn GPU
+  // work (only calls that launched some get a flow_out, so every arrow
+  // written has both ends). Nothing else reads or changes what it makes
+  // until it returns: it may run beside the rest of planning.
   void plan() {
-    gpuDrawn_ = IdSet(sources_.lo(), sources_.hi(), sources_.calls());
-    bodies_.forEachGpuWork([&](uint32_t correlation, const auto& r) {
-      if (drawable(r.start, r.end)) gpuDrawn_.insert(correlation);
+    auto planned = std::make_shared<Planned>(*trace_, rec_);
+    const FlowSources& sources = planned->sources;
+    planned->gpuDrawn = IdSet(sources.lo(), sources.hi(), sources.calls());
+    planned->bodies.forEachGpuWork([&](uint32_t correlation, const auto& r) {
+      if (drawable(r.start, r.end)) planned->gpuDrawn.insert(correlation);
     });
-    bodies_.records().api.forEach([&](const ApiRecord& r) {
-      maxCorrelation_ = std::max<uint64_t>(maxCorrelation_, r.correlationId);
+    planned->bodies.records().api.forEach([&](const ApiRecord& r) {
+      planned->maxCorrelation = std::max<uint64_t>(planned->maxCorrelation, r.correlationId);
     });
+    planned_ = std::move(planned);
+    p_ = planned_.get();
   }
   // The largest flow id it writes, before its placement's bases.
-  uint64_t maxFlowId() const { return maxCorrelation_; }
+  uint64_t maxFlowId() const { return p_->maxCorrelation; }
   // At least as many as the v1 arrows it writes (one per CUDA call tied to an OpenACC event).
-  uint64_t v1Flows() const { return accFlows_.calls(); }
+  uint64_t v1Flows() const { return p_->accFlows.calls(); }
   // `flowBase` is added to every id and `v1Flows` (the file's) to every
   // bind_id; `base` is the time events are written relative to.
   void place(uint64_t flowBase, uint64_t v1Flows, uint64_t base) {
@@ -84,7 +91,7 @@ class JsonFlows {
 
   // The flow start on the call at `index` that launched drawn GPU work.
   JSON_FLOW_FN out(size_t index, const ApiRecord& r) {
-    if (sources_.isSource(index, r) && gpuDrawn_.contains(r.correlationId)) {
+    if (p_->sources.isSource(index, r) && p_->gpuDrawn.contains(r.correlationId)) {
       b_.lit(",\"bind_id\":");
       b_.uint(bindBase_ + r.correlationId);
       b_.lit(",\"flow_out\":true");
@@ -94,8 +101,8 @@ class JsonFlows {
   // call that is drawn; a conditional node's body ends its launch's.
   template <typename R>
   JSON_FLOW_FN in(const R& r, size_t index) {
-    const uint32_t correlationId = bodies_.correlation(r, index);
-    if (!sources_.hasSource(correlationId)) return;
+    const uint32_t correlationId = p_->bodies.correlation(r, index);
+    if (!p_->sources.hasSource(correlationId)) return;
     b_.lit(",\"bind_id\":");
     b_.uint(bindBase_ + correlationId);
     b_.lit(",\"flow_in\":true");
@@ -106,14 +113,14 @@ class JsonFlows {
   // After an OpenACC event's slice: an arrow from it to each drawn GPU
   // slice its CUDA calls launched.
   void openAccOut(const OpenAccRecord& r, const JsonTrack& t, const Slice& s) {
-    if (const std::vector<uint32_t>* calls = accFlows_.callsOf(r.externalId)) {
+    if (const std::vector<uint32_t>* calls = p_->accFlows.callsOf(r.externalId)) {
       for (const uint32_t correlation : *calls)
-        if (gpuDrawn_.contains(correlation)) openAccEvent("s", correlation, t, s);
+        if (p_->gpuDrawn.contains(correlation)) openAccEvent("s", correlation, t, s);
     }
   }
   // After a GPU slice: the end of an OpenACC event's arrow, where its calls launched it.
   void openAccIn(uint32_t correlationId, const JsonTrack& t, const Slice& s) {
-    if (accFlows_.empty() || accFlows_.eventOf(correlationId) == 0) return;
+    if (p_->accFlows.empty() || p_->accFlows.eventOf(correlationId) == 0) return;
     openAccEvent("f", correlationId, t, s);
   }
 
@@ -133,13 +140,22 @@ class JsonFlows {
     if (phase[0] == 'f') ++e_.stats.flows;
   }
 
+  // What plan() reads from the records.
+  struct Planned {
+    Planned(const Trace& trace, const TimelineRecords& rec) : sources(rec.api), accFlows(trace), bodies(rec) {}
+    const FlowSources sources;
+    const OpenAccFlows accFlows;  // OpenACC event -> the GPU work its CUDA calls launched
+    const GraphBodies bodies;     // the launch of each conditional node's body
+    IdSet gpuDrawn;               // correlation ids of drawn GPU work
+    uint64_t maxCorrelation = 0;
+  };
+
   JsonEvents& e_;
   JsonText& b_;  // e_.b
-  const FlowSources sources_;
-  const OpenAccFlows accFlows_;  // OpenACC event -> the GPU work its CUDA calls launched
-  const GraphBodies bodies_;     // the launch of each conditional node's body
-  IdSet gpuDrawn_;               // correlation ids of drawn GPU work
-  uint64_t maxCorrelation_ = 0;
+  const Trace* trace_;
+  TimelineRecords rec_;
+  std::shared_ptr<const Planned> planned_;  // from plan() on, shared by the copies
+  const Planned* p_ = nullptr;              // planned_.get()
   uint64_t flowBase_ = 0;  // of v1 ids
   uint64_t bindBase_ = 0;  // of bind_ids: above every v1 arrow of the file
   uint64_t base_ = 0;

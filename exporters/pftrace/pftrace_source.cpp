@@ -28,15 +28,19 @@ SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flo
 void SourceWriter::plan() {
   // The arrows' planning reads the calls and the GPU work, and nothing the
   // rest of planning changes: with a core to spare it runs beside it.
-  SideTask flows(writerThreads() > 1, [this] { flows_.plan(); });
-  const TimelineBase scan = scanTimeline(trace_);
-  base_ = scan.base;
-  counts_.incomplete = scan.incomplete;
+  // So does the scan for the clock's reference.
+  const bool beside = writerThreads() > 1;
+  SideTask flows(beside, [this] { flows_.plan(); });
+  TimelineBase scan;
+  SideTask scanning(beside, [&] { scan = scanTimeline(trace_); });
   // Every track, with a first pass over the slices that also plans the windows.
   tracks_.assignNvtxLanes();
   schedule_.planWindows(windowSlices_);
   tracks_.finish();
   schedule_.attach();
+  scanning.wait();
+  base_ = scan.base;
+  counts_.incomplete = scan.incomplete;
   flows.wait();
   sequences_.resize(1 + tracks_.size());
   for (size_t i = 0; i < sequences_.size(); ++i) {
