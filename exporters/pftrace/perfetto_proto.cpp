@@ -163,7 +163,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
         if (waiting[src]) loadNextWindow(src);
         break;
       }
-      if (!heap.empty() && heap.top().key < e.key) {
+      if (!heap.empty() && heap.top().before(e)) {
         heap.push(e);
         break;
       }

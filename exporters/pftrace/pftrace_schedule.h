@@ -43,19 +43,23 @@ enum Phase : uint8_t {
 // first (so a slice ending where the next begins closes before it), then
 // instants, then begins; across tracks the lower track index (host tracks
 // first, so a launch call begins before the GPU work it launched at the same
-// nanosecond). The order is that of one 128-bit key: time, phase, track.
+// nanosecond). The order is that of the pair (time, phase and track), two
+// words compared in turn: one 128-bit word, made of two halves stored
+// apart, made every comparison wait for the store to reach the cache.
 // The end of a trace's window comes before every event at its time.
 struct NextEvent {
-  unsigned __int128 key;
-  uint64_t wall() const { return static_cast<uint64_t>(key >> 64); }
-  uint8_t phase() const { return static_cast<uint8_t>(key >> 32); }
-  uint32_t track() const { return static_cast<uint32_t>(key); }
+  uint64_t time;
+  uint64_t rest;  // phase << 32 | track
+  uint64_t wall() const { return time; }
+  uint8_t phase() const { return static_cast<uint8_t>(rest >> 32); }
+  uint32_t track() const { return static_cast<uint32_t>(rest); }
+  bool before(const NextEvent& o) const { return time != o.time ? time < o.time : rest < o.rest; }
   static NextEvent of(uint64_t wall, uint8_t phase, uint32_t track) {
-    return {static_cast<unsigned __int128>(wall) << 64 | uint64_t{phase} << 32 | track};
+    return {wall, uint64_t{phase} << 32 | track};
   }
 };
 struct After {
-  bool operator()(const NextEvent& a, const NextEvent& b) const { return a.key > b.key; }
+  bool operator()(const NextEvent& a, const NextEvent& b) const { return b.before(a); }
 };
 
 // Where a track is in writing its events out: its slices of the window
