@@ -210,7 +210,13 @@ const std::string& ReportData::kernelName(StringId id) {
 }
 
 const std::vector<Group>& ReportData::kernels() {
-  if (kernels_) return *kernels_;
+  finishSideTask(kernelsTask_);
+  if (!kernels_) kernels_ = makeKernels(demangler_, scratch_);
+  return *kernels_;
+}
+
+std::vector<Group> ReportData::makeKernels(DemangleCache& names, ScratchValues& scratch) {
+  auto kernelName = [&](StringId id) -> const std::string& { return names.get(trace_.strings.get(id)); };
   std::vector<uint32_t> slots(trace_.strings.size(), kNoSlot);
   std::vector<Builder> builders;
   Untimed& untimed = untimed_[static_cast<size_t>(RecordKind::Kernel)];
@@ -230,7 +236,7 @@ const std::vector<Group>& ReportData::kernels() {
     }
     sizes[slot] += hasTime(k.start, k.end);
   });
-  placeSlices(builders, sizes, scratch_);
+  placeSlices(builders, sizes, scratch);
   records.forEach([&](const KernelRecord& k) {
     Builder& b = builders[slots[k.name]];
     ++b.group.records;
@@ -247,8 +253,7 @@ const std::vector<Group>& ReportData::kernels() {
     }
   });
   untimedDone_[static_cast<size_t>(RecordKind::Kernel)] = true;
-  kernels_ = finish(builders, false);
-  return *kernels_;
+  return finish(builders, false);
 }
 
 const std::vector<Group>& ReportData::kernelsByConfig() {
@@ -357,7 +362,7 @@ const std::vector<Group>& ReportData::memoryOps() {
   return *memoryOps_;
 }
 
-std::vector<Group> ReportData::callGroups(bool osrt, Untimed& untimed) {
+std::vector<Group> ReportData::callGroups(bool osrt, Untimed& untimed, ScratchValues& scratch) {
   std::vector<uint32_t> slots(trace_.strings.size(), kNoSlot);
   std::vector<Builder> builders;
   untimed = {};
@@ -388,7 +393,7 @@ std::vector<Group> ReportData::callGroups(bool osrt, Untimed& untimed) {
     sizes[slot] += hasTime(a.start, a.end);
   });
   if (builders.empty()) return {};  // none of this side's calls
-  placeSlices(builders, sizes, scratch_);
+  placeSlices(builders, sizes, scratch);
   records.forEach([&](const ApiRecord& a) {
     if (!wanted(a)) return;
     Builder& b = builders[slots[a.name]];
@@ -408,10 +413,14 @@ std::vector<Group> ReportData::callGroups(bool osrt, Untimed& untimed) {
 }
 
 const std::vector<Group>& ReportData::api() {
-  if (api_) return *api_;
-  api_ = callGroups(false, untimed_[static_cast<size_t>(RecordKind::Api)]);
-  untimedDone_[static_cast<size_t>(RecordKind::Api)] = true;
+  finishSideTask(apiTask_);
+  if (!api_) makeApi(scratch_);
   return *api_;
+}
+
+void ReportData::makeApi(ScratchValues& scratch) {
+  api_ = callGroups(false, untimed_[static_cast<size_t>(RecordKind::Api)], scratch);
+  untimedDone_[static_cast<size_t>(RecordKind::Api)] = true;
 }
 
 uint64_t ReportData::nestedDriverCalls() {
@@ -420,7 +429,7 @@ uint64_t ReportData::nestedDriverCalls() {
 }
 
 const std::vector<Group>& ReportData::osrt() {
-  if (!osrt_) osrt_ = callGroups(true, osrtUntimed_);
+  if (!osrt_) osrt_ = callGroups(true, osrtUntimed_, scratch_);
   return *osrt_;
 }
 
@@ -477,6 +486,9 @@ const std::vector<Group>& ReportData::ranges() {
 }
 
 const Untimed& ReportData::untimed(RecordKind kind) {
+  // What prepare() started for the kind writes its own.
+  if (kind == RecordKind::Kernel) finishSideTask(kernelsTask_);
+  if (kind == RecordKind::Api) finishSideTask(apiTask_);
   const auto k = static_cast<size_t>(kind);
   if (!untimedDone_[k]) {
     switch (kind) {

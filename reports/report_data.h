@@ -118,8 +118,9 @@ class ReportData {
 
   // For every report at once, with cores to spare (report_data_prepare.cpp):
   // the two sweeps over the timed records, the devices' busy times and the
-  // split of time by category (over the steps, or the whole run), start on
-  // threads of their own while the tables that need neither are made; their
+  // split of time by category (over the steps, or the whole run), and the
+  // per-name groups of the kernels and of the CUDA calls start on threads of
+  // their own while the tables that need none of them are made; their
   // accessors wait for them. Only for a trace whose sweeps are planned in
   // windows (a large one): a small one is quick on one thread.
   void prepare();
@@ -163,8 +164,14 @@ class ReportData {
   std::vector<CategoryTimes> makeStepSplits();
   CategoryTimes makeWholeSplit();
   SweepPlan& sweepPlan();
-  // Per-name groups of the API records of one side: CUDA calls or C library calls.
-  std::vector<Group> callGroups(bool osrt, Untimed& untimed);
+  // Per-name groups of the API records of one side: CUDA calls or C library
+  // calls, their durations placed in `scratch`.
+  std::vector<Group> callGroups(bool osrt, Untimed& untimed, ScratchValues& scratch);
+  // kernels() and api() with the names and the room for durations given:
+  // prepare() makes them on threads of their own, each with its own, freed
+  // when it is done.
+  std::vector<Group> makeKernels(DemangleCache& names, ScratchValues& scratch);
+  void makeApi(ScratchValues& scratch);
 
   const Trace& trace_;
   const ReportOptions& options_;
@@ -188,9 +195,9 @@ class ReportData {
   std::optional<CategoryTimes> wholeSplit_;
   // The devices' sweep names kernels with a demangler of its own.
   DemangleCache devicesDemangler_;
-  // prepare()'s sweeps, each on a thread of its own (last: their threads end
-  // before what they use goes).
-  std::optional<SideTask> devicesTask_, splitsTask_;
+  // prepare()'s sweeps and groups, each on a thread of its own (last: their
+  // threads end before what they use goes).
+  std::optional<SideTask> devicesTask_, splitsTask_, kernelsTask_, apiTask_;
 };
 
 // Sorts rows by total time descending, ties by name ascending.

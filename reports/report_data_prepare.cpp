@@ -1,8 +1,9 @@
-// ReportData's two sweeps over the timed records on threads of their own
-// (prepare), and the accessors that wait for them: the devices' busy times
-// and GPU summaries, the steps' splits of time by category and the whole
-// run's. Each sweep reads the records, the planned windows and the steps,
-// all made before the threads start, and writes only its own results.
+// ReportData's two sweeps over the timed records and the kernels' and calls'
+// groups on threads of their own (prepare), and the accessors of the sweeps
+// that wait for them: the devices' busy times and GPU summaries, the steps'
+// splits of time by category and the whole run's. Each sweep reads the
+// records, the planned windows and the steps, all made before the threads
+// start, and writes only its own results.
 #include <optional>
 
 #include "core/side_task.h"
@@ -20,6 +21,21 @@ void ReportData::prepare() {
   if (!sweepPlan().planned) return;
   devicesTask_.emplace(true, [this] { computeDevices(); });
   splitsTask_.emplace(true, [this] { computeSplits(); });
+  // Each writes only its own groups, its kind's untimed records and (the
+  // calls') the count of nested driver calls; kernelName() is not used.
+  if (!kernels_) {
+    kernelsTask_.emplace(true, [this] {
+      DemangleCache names;
+      ScratchValues scratch;
+      kernels_ = makeKernels(names, scratch);
+    });
+  }
+  if (!api_) {
+    apiTask_.emplace(true, [this] {
+      ScratchValues scratch;
+      makeApi(scratch);
+    });
+  }
 }
 
 void ReportData::ensureDevices() {

@@ -211,9 +211,43 @@ TEST_CASE("utilization and breakdown match brute force, in one window or many", 
   }
 }
 
-TEST_CASE("every report the same when its two sweeps run on threads of their own", "[report][windows][parallel]") {
-  // With several writer threads, the devices' sweep and the split by category
-  // run beside the other tables (ReportData::prepare); with one, in turn.
+// Kernels of several (mangled) names and calls of both APIs, some of each
+// without an end, and driver calls made inside runtime calls: what the
+// kernels' and the calls' groups count.
+void addNamedWork(Trace& t, std::mt19937_64& rng) {
+  const char* kernels[] = {"_Z6vecAddPfS_S_i", "_ZN7cutlass6KernelIiEEvT_", "plain_kernel"};
+  for (int i = 0; i < 90; ++i) {
+    KernelRecord k{};
+    k.start = kBase + rng() % (kSpan - 2000);
+    k.end = rng() % 9 == 0 ? 0 : k.start + rng() % 500;
+    k.deviceId = rng() % 2;
+    k.streamId = 11;
+    k.correlationId = 9000 + static_cast<uint32_t>(i);
+    k.name = t.strings.intern(kernels[i % 3]);
+    t.store.add(k);
+  }
+  for (int i = 0; i < 60; ++i) {
+    ApiRecord a{};
+    a.start = kBase + rng() % (kSpan - 1000);
+    a.end = rng() % 7 == 0 ? 0 : a.start + 300;
+    a.correlationId = 9500 + static_cast<uint32_t>(i);
+    a.threadId = 4244;
+    a.name = t.strings.intern("cudaMemcpyAsync");
+    t.store.add(a);
+    if (a.end == 0) continue;
+    ApiRecord d = a;  // the driver call it made
+    d.domain = static_cast<uint8_t>(ApiDomain::Driver);
+    d.start = a.start + 10;
+    d.end = a.end - 10;
+    d.name = t.strings.intern("cuMemcpyAsync");
+    t.store.add(d);
+  }
+}
+
+TEST_CASE("every report the same when its sweeps and groups run on threads of their own", "[report][windows][parallel]") {
+  // With several writer threads, the devices' sweep, the split by category
+  // and the kernels' and calls' groups run beside the other tables
+  // (ReportData::prepare); with one, in turn.
   auto withThreads = [](const char* n, auto&& f) {
     ::setenv("CUPTITRACE_WRITER_THREADS", n, 1);
     auto result = f();
@@ -225,6 +259,7 @@ TEST_CASE("every report the same when its two sweeps run on threads of their own
     std::mt19937_64 rng(31);
     Trace t;
     fillBusyTrace(t, rng);
+    addNamedWork(t, rng);
     ReportOptions options;
     options.stepRange = steps ? "Step#" : "no such range";  // without: the whole run's split
     for (const size_t window : {size_t{50}, size_t{3}}) {  // planned sweeps: prepare() starts them
@@ -238,7 +273,8 @@ TEST_CASE("every report the same when its two sweeps run on threads of their own
       // Every table asked for by name, as cuptitrace stats does by default.
       std::vector<std::string> names;
       for (const ReportInfo& r : reportCatalog()) names.push_back(r.name);
-      auto some = [&] { return renderTables(buildReports(t, names, options), ReportFormat::Csv, RenderOptions{}); };
+      // In JSON: with the tables' notes (the records without an end).
+      auto some = [&] { return renderTables(buildReports(t, names, options), ReportFormat::Json, RenderOptions{}); };
       CHECK(withThreads("3", some) == withThreads("1", some));
     }
   }
