@@ -426,7 +426,8 @@ void Tracer::finishCollection() {
   publicApi_.publish(trace_.counters);
   openAccBoundary_.publish(trace_.counters);
   // What the outputs hold besides the records: the reports the durations of
-  // one kind of record at a time (8 bytes each, for exact medians), the
+  // one kind of record at a time, or the kernels' and the calls' at once
+  // (8 bytes each, for exact medians), the
   // timeline exporters a window of slices and bits per correlation id (tens
   // of MiB). Records make room under the memory cap for 32 bytes per record,
   // which covers both with a margin (bench/spill_bench, scripts/bench-memory.sh).
