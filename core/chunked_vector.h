@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include <cstring>
+#include <memory>
 #include <new>
 #include <utility>
 #include <vector>
@@ -85,6 +86,29 @@ class ChunkedVector {
       const size_t n = chunkSize(c);
       for (size_t j = 0; j < n; ++j) f(p[j]);
     }
+  }
+  // forEach for a pass that keeps no reference to a record past its call:
+  // a spilled chunk's records are read into a buffer of the pass's own
+  // rather than mapped in (spill_file.h says why), the mapping used only
+  // when that read fails.
+  template <typename F>
+  void scan(F&& f) const {
+    std::unique_ptr<T[]> copy;
+    for (size_t c = 0; c < chunks_.size(); ++c) {
+      const T* p = chunkRecords(c, copy);
+      const size_t n = chunkSize(c);
+      for (size_t j = 0; j < n; ++j) f(p[j]);
+    }
+  }
+  // Chunk c's records for such a pass: in memory, or a spilled chunk's read
+  // into `copy` (made on first use; mapped when the read fails), valid until
+  // the next call with the same `copy`.
+  const T* chunkRecords(size_t c, std::unique_ptr<T[]>& copy) const {
+    const Chunk& chunk = chunks_[c];
+    if (chunk.spillId == kInMemory) return chunk.data;
+    if (!copy) copy.reset(new (std::nothrow) T[ChunkRecords]);
+    if (copy && spill_->readChunk(chunk.spillId, copy.get(), chunkSize(c) * sizeof(T))) return copy.get();
+    return chunkData(c);
   }
 
   // Frees the chunks in memory and forgets the spilled ones (their file keeps them).

@@ -231,6 +231,22 @@ const void* SpillFile::chunkData(uint32_t id) const {
   return segments_[segment] + (c.recordsOffset - segment * segmentBytes_);
 }
 
+bool SpillFile::readChunk(uint32_t id, void* out, uint64_t bytes) const {
+  if (fd_ < 0 || id >= chunks_.size() || bytes > chunks_[id].recordsBytes) return false;
+  char* to = static_cast<char*>(out);
+  uint64_t at = chunks_[id].recordsOffset;
+  uint64_t left = bytes;
+  while (left > 0) {
+    const ssize_t n = ::pread(fd_, to, left, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    to += n;
+    at += static_cast<uint64_t>(n);
+    left -= static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
 bool SpillFile::rewriteChunk(uint32_t id, const void* records, uint32_t count) {
   if (readOnly_ || failed() || fd_ < 0 || id >= chunks_.size()) return false;
   const Chunk& c = chunks_[id];

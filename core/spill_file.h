@@ -84,6 +84,12 @@ class SpillFile {
 
   // Where a chunk's records are mapped.
   const void* chunkData(uint32_t id) const;
+  // The first `bytes` of a chunk's records copied into `out` (pread), not
+  // mapped: a pass over every record maps each chunk in again once the
+  // mapping's window has moved on (touch), which costs a page fault per
+  // 64 KiB and, to drop it, a TLB flush on every core the process runs on.
+  // False when the file cannot be read there.
+  bool readChunk(uint32_t id, void* out, uint64_t bytes) const;
 
   // Reading: the mapped bytes at [offset, offset + length), which must lie
   // inside the file (and, while writing, inside one segment); nullptr otherwise.

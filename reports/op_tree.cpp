@@ -53,14 +53,14 @@ OpTree::OpTree(const Trace& trace) : trace_(trace) {
       if (kernel == 2) times_[p].tensorTimeTotal += d;
     }
   };
-  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+  trace.store.records<KernelRecord>().scan([&](const KernelRecord& k) {
     auto [it, added] = tensorByName.try_emplace(k.name, false);
     if (added) it->second = usesTensorCores(demangler.get(trace.strings.get(k.name)));
     attribute(k.correlationId, k.start, k.end, it->second ? 2 : 1);
   });
-  trace.store.records<MemcpyRecord>().forEach(
+  trace.store.records<MemcpyRecord>().scan(
       [&](const MemcpyRecord& m) { attribute(m.correlationId, m.start, m.end, 0); });
-  trace.store.records<MemsetRecord>().forEach(
+  trace.store.records<MemsetRecord>().scan(
       [&](const MemsetRecord& m) { attribute(m.correlationId, m.start, m.end, 0); });
 
   std::vector<TorchRange> texts(rs.size());

@@ -105,12 +105,12 @@ RankSummary summarizeRank(const Trace& trace, const std::string& file) {
   s.worldSize = m.worldSize;
   s.dropped = trace.totalDropped();
   RankSummaryBuilder b(s);
-  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+  trace.store.records<KernelRecord>().scan([&](const KernelRecord& k) {
     b.kernel(k.deviceId, k.start, k.end, k.name, [&] { return trace.strings.get(k.name); });
   });
-  trace.store.records<MemcpyRecord>().forEach(
+  trace.store.records<MemcpyRecord>().scan(
       [&](const MemcpyRecord& r) { b.copy(r.deviceId, r.start, r.end); });
-  trace.store.records<MemsetRecord>().forEach(
+  trace.store.records<MemsetRecord>().scan(
       [&](const MemsetRecord& r) { b.copy(r.deviceId, r.start, r.end); });
   b.finish(static_cast<uint64_t>(m.wallClockOffsetNs()));
   return s;

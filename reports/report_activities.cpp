@@ -17,7 +17,7 @@ std::vector<Group> kernelsByPython(ReportData& data, uint64_t& withLine) {
   const ExternalIdIndex lines(trace);
   std::map<std::pair<StringId, StringId>, std::vector<uint64_t>> durations;
   std::map<std::pair<StringId, StringId>, Group> groups;
-  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+  trace.store.records<KernelRecord>().scan([&](const KernelRecord& k) {
     const ExternalIdEntry* e = lines.find(k.correlationId);
     const StringId line = e != nullptr ? e->python : kNoString;
     if (line != kNoString) ++withLine;

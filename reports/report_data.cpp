@@ -225,7 +225,7 @@ std::vector<Group> ReportData::makeKernels(DemangleCache& names, ScratchValues& 
   // First pass: a slot per name and its number of values, so that each
   // vector is allocated once at its final size.
   std::vector<uint64_t> sizes;
-  records.forEach([&](const KernelRecord& k) {
+  records.scan([&](const KernelRecord& k) {
     if (k.name >= slots.size()) slots.resize(k.name + 1, kNoSlot);
     uint32_t& slot = slots[k.name];
     if (slot == kNoSlot) {
@@ -237,7 +237,7 @@ std::vector<Group> ReportData::makeKernels(DemangleCache& names, ScratchValues& 
     sizes[slot] += hasTime(k.start, k.end);
   });
   placeSlices(builders, sizes, scratch);
-  records.forEach([&](const KernelRecord& k) {
+  records.scan([&](const KernelRecord& k) {
     Builder& b = builders[slots[k.name]];
     ++b.group.records;
     addExample(b.group, k.correlationId);
@@ -262,7 +262,7 @@ const std::vector<Group>& ReportData::kernelsByConfig() {
   std::vector<Builder> builders;
   ConfigKey lastKey{};
   uint32_t lastSlot = kNoSlot;
-  trace_.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+  trace_.store.records<KernelRecord>().scan([&](const KernelRecord& k) {
     const ConfigKey key{k.name, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ};
     uint32_t slot = lastSlot;
     if (slot == kNoSlot || !(key == lastKey)) {
@@ -297,7 +297,7 @@ const std::vector<Group>& ReportData::copies() {
   Untimed& setUntimed = untimed_[static_cast<size_t>(RecordKind::Memset)];
   copyUntimed = {};
   setUntimed = {};
-  trace_.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& m) {
+  trace_.store.records<MemcpyRecord>().scan([&](const MemcpyRecord& m) {
     Builder& b = builders[clampCopyKind(m.copyKind)];
     ++b.group.records;
     addExample(b.group, m.correlationId);
@@ -309,7 +309,7 @@ const std::vector<Group>& ReportData::copies() {
       });
     }
   });
-  trace_.store.records<MemsetRecord>().forEach([&](const MemsetRecord& m) {
+  trace_.store.records<MemsetRecord>().scan([&](const MemsetRecord& m) {
     Builder& b = builders[kCopyKinds];
     ++b.group.records;
     addExample(b.group, m.correlationId);
@@ -341,7 +341,7 @@ const std::vector<Group>& ReportData::memoryOps() {
       b.group.timedBytes += bytes;
     }
   };
-  trace_.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& m) {
+  trace_.store.records<MemcpyRecord>().scan([&](const MemcpyRecord& m) {
     const uint8_t kind = clampCopyKind(m.copyKind);
     const uint8_t src = clampMemoryKind(m.srcKind);
     const uint8_t dst = clampMemoryKind(m.dstKind);
@@ -351,7 +351,7 @@ const std::vector<Group>& ReportData::memoryOps() {
                      memoryKindName(static_cast<MemoryKind>(dst));
     add(b, m.start, m.end, m.bytes, m.correlationId);
   });
-  trace_.store.records<MemsetRecord>().forEach([&](const MemsetRecord& m) {
+  trace_.store.records<MemsetRecord>().scan([&](const MemsetRecord& m) {
     const uint8_t kind = clampMemoryKind(m.memoryKind);
     Builder& b = builders[setBase + kind];
     if (b.group.records == 0)
@@ -379,7 +379,7 @@ std::vector<Group> ReportData::callGroups(bool osrt, Untimed& untimed, ScratchVa
     if (nested && nested->contains(a)) return false;
     return (a.domain == static_cast<uint8_t>(ApiDomain::Osrt)) == osrt;
   };
-  records.forEach([&](const ApiRecord& a) {
+  records.scan([&](const ApiRecord& a) {
     if (!wanted(a)) return;
     if (a.name >= slots.size()) slots.resize(a.name + 1, kNoSlot);
     uint32_t& slot = slots[a.name];
@@ -394,7 +394,7 @@ std::vector<Group> ReportData::callGroups(bool osrt, Untimed& untimed, ScratchVa
   });
   if (builders.empty()) return {};  // none of this side's calls
   placeSlices(builders, sizes, scratch);
-  records.forEach([&](const ApiRecord& a) {
+  records.scan([&](const ApiRecord& a) {
     if (!wanted(a)) return;
     Builder& b = builders[slots[a.name]];
     ++b.group.records;
@@ -446,7 +446,7 @@ const std::vector<Group>& ReportData::ranges() {
   untimed = {};
   marks_ = 0;
   openExamples_.clear();
-  trace_.store.records<NvtxRecord>().forEach([&](const NvtxRecord& n) {
+  trace_.store.records<NvtxRecord>().scan([&](const NvtxRecord& n) {
     const auto type = static_cast<NvtxType>(n.type);
     if (type == NvtxType::Mark) {
       ++marks_;

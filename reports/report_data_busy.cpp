@@ -281,12 +281,12 @@ const Timeline& ReportData::timeline() {
     last = std::max(last, end);
   };
   const TraceStore& store = trace_.store;
-  store.records<KernelRecord>().forEach([&](const KernelRecord& r) { see(r.start, r.end); });
-  store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& r) { see(r.start, r.end); });
-  store.records<MemsetRecord>().forEach([&](const MemsetRecord& r) { see(r.start, r.end); });
-  store.records<NvtxRecord>().forEach([&](const NvtxRecord& r) { see(r.start, r.end); });
-  store.records<ApiRecord>().forEach([&](const ApiRecord& r) { see(r.start, r.end); });
-  store.records<SyncRecord>().forEach([&](const SyncRecord& r) { see(r.start, r.end); });
+  store.records<KernelRecord>().scan([&](const KernelRecord& r) { see(r.start, r.end); });
+  store.records<MemcpyRecord>().scan([&](const MemcpyRecord& r) { see(r.start, r.end); });
+  store.records<MemsetRecord>().scan([&](const MemsetRecord& r) { see(r.start, r.end); });
+  store.records<NvtxRecord>().scan([&](const NvtxRecord& r) { see(r.start, r.end); });
+  store.records<ApiRecord>().scan([&](const ApiRecord& r) { see(r.start, r.end); });
+  store.records<SyncRecord>().scan([&](const SyncRecord& r) { see(r.start, r.end); });
   t.any = first != UINT64_MAX;
   t.start = t.any ? first : 0;
   t.end = t.any ? last : 0;

@@ -48,11 +48,11 @@ ReportTable devicesReport(ReportData& data) {
     ++(w.*what);
     w.streams.insert(stream);
   };
-  trace.store.records<KernelRecord>().forEach(
+  trace.store.records<KernelRecord>().scan(
       [&](const KernelRecord& r) { count(r.deviceId, r.streamId, &Work::kernels); });
-  trace.store.records<MemcpyRecord>().forEach(
+  trace.store.records<MemcpyRecord>().scan(
       [&](const MemcpyRecord& r) { count(r.deviceId, r.streamId, &Work::copies); });
-  trace.store.records<MemsetRecord>().forEach(
+  trace.store.records<MemsetRecord>().scan(
       [&](const MemsetRecord& r) { count(r.deviceId, r.streamId, &Work::sets); });
 
   // Every device: those CUPTI described, those with contexts, those with work.

@@ -96,11 +96,11 @@ ReportTable externalIdsReport(ReportData& data) {
       a->gpuTime += r.end - r.start;
     }
   };
-  trace.store.records<KernelRecord>().forEach(
+  trace.store.records<KernelRecord>().scan(
       [&](const KernelRecord& k) { gpu(k, &Attributed::kernels, "kernel"); });
-  trace.store.records<MemcpyRecord>().forEach(
+  trace.store.records<MemcpyRecord>().scan(
       [&](const MemcpyRecord& m) { gpu(m, &Attributed::memcpys, "memcpy"); });
-  trace.store.records<MemsetRecord>().forEach(
+  trace.store.records<MemsetRecord>().scan(
       [&](const MemsetRecord& m) { gpu(m, &Attributed::memsets, "memset"); });
 
   // API calls: a driver call made by a runtime call shares its correlation
@@ -111,7 +111,7 @@ ReportTable externalIdsReport(ReportData& data) {
     uint64_t duration;  // 0 without a valid time
   };
   std::vector<Call> calls;
-  trace.store.records<ApiRecord>().forEach([&](const ApiRecord& a) {
+  trace.store.records<ApiRecord>().scan([&](const ApiRecord& a) {
     if (a.domain == static_cast<uint8_t>(ApiDomain::Osrt) || index.find(a.correlationId) == nullptr)
       return;
     calls.push_back({a.correlationId, a.domain == static_cast<uint8_t>(ApiDomain::Runtime),

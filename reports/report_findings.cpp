@@ -62,7 +62,7 @@ void pageableCopies(ReportData& data, std::vector<Finding>& out) {
   const Trace& trace = data.trace();
   uint64_t copies = 0, copyTime = 0, count = 0, total = 0, time = 0;
   std::vector<std::string> examples;
-  trace.store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& m) {
+  trace.store.records<MemcpyRecord>().scan([&](const MemcpyRecord& m) {
     const uint64_t d = hasTime(m.start, m.end) ? m.end - m.start : 0;
     ++copies;
     copyTime += d;
@@ -104,7 +104,7 @@ void syncCopiesInLoop(ReportData& data, std::vector<Finding>& out) {
   };
   std::map<Key, Repeat> repeats;  // grows with distinct (direction, size) pairs
   uint64_t syncCopies = 0;
-  data.trace().store.records<MemcpyRecord>().forEach([&](const MemcpyRecord& m) {
+  data.trace().store.records<MemcpyRecord>().scan([&](const MemcpyRecord& m) {
     if (m.flags & kCopyFlagAsync) return;
     ++syncCopies;
     Repeat& r = repeats[{m.copyKind, m.bytes}];
@@ -150,7 +150,7 @@ void idleBetweenKernels(ReportData& data, std::vector<Finding>& out) {
     // The kernels either side of the largest gap.
     const uint64_t gapStart = d.kernelGaps.largestStart, gapEnd = gapStart + d.kernelGaps.largest;
     std::string before, after;
-    trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+    trace.store.records<KernelRecord>().scan([&](const KernelRecord& k) {
       if (k.deviceId != d.deviceId || !hasTime(k.start, k.end)) return;
       if (before.empty() && k.end == gapStart)
         before = "before: " + displayName(data.kernelName(k.name), 40) + " (correlation " +
@@ -235,15 +235,15 @@ void streamImbalance(ReportData& data, std::vector<Finding>& out) {
   // findings speak of them).
   std::vector<int8_t> nccl;  // by kernel name: -1 not known yet
   uint64_t ncclKernels = 0;
-  store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+  store.records<KernelRecord>().scan([&](const KernelRecord& k) {
     if (k.name >= nccl.size()) nccl.resize(static_cast<size_t>(k.name) + 1, -1);
     if (nccl[k.name] < 0) nccl[k.name] = isNcclKernel(data.trace().strings.get(k.name)) ? 1 : 0;
     if (nccl[k.name] == 0) add(k.deviceId, k.streamId, k.start, k.end);
     else ++ncclKernels;
   });
-  store.records<MemcpyRecord>().forEach(
+  store.records<MemcpyRecord>().scan(
       [&](const MemcpyRecord& m) { add(m.deviceId, m.streamId, m.start, m.end); });
-  store.records<MemsetRecord>().forEach(
+  store.records<MemsetRecord>().scan(
       [&](const MemsetRecord& m) { add(m.deviceId, m.streamId, m.start, m.end); });
   for (const auto& [device, streams] : devices) {
     if (streams.size() < 2) continue;

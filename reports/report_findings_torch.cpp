@@ -46,7 +46,7 @@ void communication(ReportData& data, std::vector<Finding>& out) {
   };
   std::map<uint32_t, Dev> devs;
   std::vector<int8_t> isNccl;
-  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+  trace.store.records<KernelRecord>().scan([&](const KernelRecord& k) {
     if (!hasTime(k.start, k.end)) return;
     Dev& d = devs[k.deviceId];
     d.kernels += k.end - k.start;

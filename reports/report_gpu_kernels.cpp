@@ -109,7 +109,7 @@ ReportTable gpuKernelsReport(ReportData& data) {
   const DeviceInfo* info = nullptr;
   uint32_t infoId = 0;
   bool infoFound = false;
-  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+  trace.store.records<KernelRecord>().scan([&](const KernelRecord& k) {
     if (k.name >= slots.size()) slots.resize(static_cast<size_t>(k.name) + 1, kNone);
     if (slots[k.name] == kNone) {
       slots[k.name] = static_cast<uint32_t>(byName.size());

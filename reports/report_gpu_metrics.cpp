@@ -83,7 +83,7 @@ Computed compute(ReportData& data) {
   }
 
   std::map<std::string, Acc> acc;
-  trace.store.records<KernelRecord>().forEach([&](const KernelRecord& k) {
+  trace.store.records<KernelRecord>().scan([&](const KernelRecord& k) {
     if (!hasTime(k.start, k.end) || k.end == k.start) return;
     Acc& a = acc[data.kernelName(k.name)];
     ++a.instances;

@@ -56,9 +56,9 @@ ReportTable graphsReport(ReportData& data) {
     l.end = std::max(l.end, r.end);
     l.timed = true;
   };
-  trace.store.records<KernelRecord>().forEach(node);
-  trace.store.records<MemcpyRecord>().forEach(node);
-  trace.store.records<MemsetRecord>().forEach(node);
+  trace.store.records<KernelRecord>().scan(node);
+  trace.store.records<MemcpyRecord>().scan(node);
+  trace.store.records<MemsetRecord>().scan(node);
 
   struct PerGraph {
     Group group;

@@ -41,7 +41,7 @@ std::unordered_map<uint32_t, std::string> callNames(const Trace& trace,
   std::unordered_map<uint32_t, std::string> names;
   std::unordered_map<uint32_t, bool> wanted;
   for (const uint32_t c : correlations) wanted[c] = false;
-  trace.store.records<ApiRecord>().forEach([&](const ApiRecord& a) {
+  trace.store.records<ApiRecord>().scan([&](const ApiRecord& a) {
     auto it = wanted.find(a.correlationId);
     if (it == wanted.end()) return;
     const bool runtime = a.domain == static_cast<uint8_t>(ApiDomain::Runtime);

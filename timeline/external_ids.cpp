@@ -80,7 +80,7 @@ void ExternalIdIndex::addPythonLines(const Trace& trace) {
   });
   if (lines.empty()) return;
   std::vector<std::pair<uint32_t, StringId>> found;
-  trace.store.records<ApiRecord>().forEach([&](const ApiRecord& a) {
+  trace.store.records<ApiRecord>().scan([&](const ApiRecord& a) {
     if (a.domain == static_cast<uint8_t>(ApiDomain::Osrt)) return;
     const uint32_t i = lines.innermost(a.threadId, a.start);
     if (i != kNoRange) found.emplace_back(a.correlationId, lines.ranges()[i].message);

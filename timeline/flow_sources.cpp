@@ -33,7 +33,7 @@ struct SourceIds {
 
 SourceIds sourceIds(const ChunkedVector<ApiRecord>& api) {
   SourceIds ids;
-  api.forEach([&](const ApiRecord& r) {
+  api.scan([&](const ApiRecord& r) {
     if (!usableSource(r)) return;
     ids.lo = std::min(ids.lo, r.correlationId);
     ids.hi = std::max(ids.hi, r.correlationId);
@@ -71,7 +71,7 @@ FlowSources::FlowSources(const ChunkedVector<ApiRecord>& api) {
   hi_ = ids.hi;
   runtime_ = IdSet(lo_, hi_, calls_);
   driver_ = IdSet(lo_, hi_, calls_);
-  api.forEach([&](const ApiRecord& r) {
+  api.scan([&](const ApiRecord& r) {
     if (!usableSource(r)) return;
     IdSet& domain = isDriverCall(r) ? driver_ : runtime_;
     if (!domain.insert(r.correlationId)) shared_.emplace(r.correlationId, UINT32_MAX);

@@ -62,9 +62,9 @@ const Launch* launchAt(const Launches& launches, uint64_t t) {
 GraphBodies::GraphBodies(const TimelineRecords& rec) : rec_(rec) {
   bool any = false;
   auto findBody = [&](const auto& r) { any = any || isBody(r); };
-  rec.kernels.forEach(findBody);
-  rec.memcpys.forEach(findBody);
-  rec.memsets.forEach(findBody);
+  rec.kernels.scan(findBody);
+  rec.memcpys.scan(findBody);
+  rec.memsets.scan(findBody);
   if (!any) return;  // the usual trace: no conditional node ran, nothing more to read
 
   std::unordered_map<uint32_t, Launch> launches;  // by correlation id
@@ -82,7 +82,7 @@ GraphBodies::GraphBodies(const TimelineRecords& rec) : rec_(rec) {
   // its conditional nodes alone (a while loop and nothing else). By call start.
   std::vector<Launch> bare;
   std::unordered_map<uint32_t, size_t> bareAt;  // by correlation id: a runtime call and its driver call are one
-  rec.api.forEach([&](const ApiRecord& r) {
+  rec.api.scan([&](const ApiRecord& r) {
     if (!isGraphLaunchCall(r) || launches.count(r.correlationId) != 0) return;
     const auto [it, added] = bareAt.try_emplace(r.correlationId, bare.size());
     if (added) bare.push_back(Launch{r.correlationId, 0, 0, r.start, r.start});

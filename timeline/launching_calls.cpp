@@ -8,7 +8,7 @@ LaunchingCalls::LaunchingCalls(const Trace& trace) {
   const auto& api = trace.store.records<ApiRecord>();
   calls_.reserve(api.size());
   std::vector<uint8_t> runtime;  // by place in calls_: 1 for a runtime call
-  api.forEach([&](const ApiRecord& a) {
+  api.scan([&](const ApiRecord& a) {
     const auto domain = static_cast<ApiDomain>(a.domain);
     if (domain != ApiDomain::Runtime && domain != ApiDomain::Driver) return;
     calls_.push_back({a.correlationId, a.threadId, a.start});

@@ -10,7 +10,7 @@ NestedDriverCalls::NestedDriverCalls(const ChunkedVector<ApiRecord>& api) {
   };
   uint32_t lo = UINT32_MAX, hi = 0;
   size_t runtime = 0, driver = 0;
-  api.forEach([&](const ApiRecord& r) {
+  api.scan([&](const ApiRecord& r) {
     if (r.domain == static_cast<uint8_t>(ApiDomain::Driver)) ++driver;
     if (!isRuntime(r)) return;
     lo = std::min(lo, r.correlationId);
@@ -19,10 +19,10 @@ NestedDriverCalls::NestedDriverCalls(const ChunkedVector<ApiRecord>& api) {
   });
   if (runtime == 0 || driver == 0) return;  // nothing can nest: no set to build
   runtime_ = IdSet(lo, hi, runtime);
-  api.forEach([&](const ApiRecord& r) {
+  api.scan([&](const ApiRecord& r) {
     if (isRuntime(r)) runtime_.insert(r.correlationId);
   });
-  api.forEach([&](const ApiRecord& r) { count_ += contains(r); });
+  api.scan([&](const ApiRecord& r) { count_ += contains(r); });
 }
 
 }  // namespace cuptitrace

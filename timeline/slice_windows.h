@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/chunked_vector.h"
@@ -94,12 +95,15 @@ class ChunkStarts {
 // every chunk is read and its starts noted in `starts`; with it true (after
 // a first pass over the whole range) chunks that start nothing in the window
 // are skipped.
+// With `read`, f keeps no reference to a record past its call: spilled
+// chunks are read, not mapped (ChunkedVector::scan).
 template <typename T, typename Timed, typename F>
 void forEachStartIn(const ChunkedVector<T>& records, ChunkStarts& starts, bool planned, uint64_t from,
-                    uint64_t to, Timed&& timed, F&& f) {
+                    uint64_t to, Timed&& timed, F&& f, bool read = false) {
+  std::unique_ptr<T[]> copy;
   for (size_t c = 0; c < records.chunkCount(); ++c) {
     if (planned && !starts.mayStartIn(c, from, to)) continue;
-    const T* p = records.chunkData(c);
+    const T* p = read ? records.chunkRecords(c, copy) : records.chunkData(c);
     const size_t n = records.chunkSize(c);
     const size_t first = c * ChunkedVector<T>::kChunkRecords;
     for (size_t j = 0; j < n; ++j) {

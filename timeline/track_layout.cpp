@@ -130,7 +130,7 @@ TimelineBase scanTimeline(const Trace& trace) {
   forEachKind(trace.store, [&](const auto& records) {
     using T = typename std::decay_t<decltype(records)>::value_type;
     if constexpr (kIsTimed<T>) {
-      records.forEach([&](const T& r) {
+      records.scan([&](const T& r) {
         if (!drawable(recordStart(r), recordEnd(r))) {
           ++result.incomplete;
         } else if (recordStart(r) < earliest) {

@@ -69,7 +69,7 @@ class JsonFlows {
     planned->bodies.forEachGpuWork([&](uint32_t correlation, const auto& r) {
       if (drawable(r.start, r.end)) planned->gpuDrawn.insert(correlation);
     });
-    planned->bodies.records().api.forEach([&](const ApiRecord& r) {
+    planned->bodies.records().api.scan([&](const ApiRecord& r) {
       planned->maxCorrelation = std::max<uint64_t>(planned->maxCorrelation, r.correlationId);
     });
     planned_ = std::move(planned);
