@@ -32,28 +32,28 @@ class TimedWork {
   template <typename F>
   void visit(uint64_t from, uint64_t to, F&& f) {
     const TraceStore& store = trace_.store;
-    forEachStartIn(store.records<KernelRecord>(), plan_.starts[0], plan_.planned, from, to, hasTime,
+    scanStartIn(store.records<KernelRecord>(), plan_.starts[0], plan_.planned, from, to, hasTime,
                    [&](const KernelRecord& r, size_t) {
                      f(r.start, r.end, r.deviceId,
                        withCalls_ && isNccl(r.name) ? Category::Communication : Category::Kernel, &r);
                    });
-    forEachStartIn(store.records<MemcpyRecord>(), plan_.starts[1], plan_.planned, from, to, hasTime,
+    scanStartIn(store.records<MemcpyRecord>(), plan_.starts[1], plan_.planned, from, to, hasTime,
                    [&](const MemcpyRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memcpy, nullptr); });
-    forEachStartIn(store.records<MemsetRecord>(), plan_.starts[2], plan_.planned, from, to, hasTime,
+    scanStartIn(store.records<MemsetRecord>(), plan_.starts[2], plan_.planned, from, to, hasTime,
                    [&](const MemsetRecord& r, size_t) { f(r.start, r.end, r.deviceId, Category::Memset, nullptr); });
     if (!withCalls_) return;
     // API calls: those that wait for the GPU are Sync, the rest Runtime API.
-    forEachStartIn(store.records<ApiRecord>(), plan_.starts[3], plan_.planned, from, to, hasTime,
+    scanStartIn(store.records<ApiRecord>(), plan_.starts[3], plan_.planned, from, to, hasTime,
                    [&](const ApiRecord& a, size_t) {
                      if (a.name >= syncName_.size()) syncName_.resize(a.name + 1, -1);
                      int8_t& isSync = syncName_[a.name];
                      if (isSync < 0) isSync = isSyncCall(trace_.strings.get(a.name)) ? 1 : 0;
                      f(a.start, a.end, 0, isSync ? Category::Sync : Category::RuntimeApi, nullptr);
                    });
-    forEachStartIn(store.records<SyncRecord>(), plan_.starts[4], plan_.planned, from, to, hasTime,
+    scanStartIn(store.records<SyncRecord>(), plan_.starts[4], plan_.planned, from, to, hasTime,
                    [&](const SyncRecord& r, size_t) { f(r.start, r.end, 0, Category::Sync, nullptr); });
     // PyTorch's operators: the data loader's, and the rest as CPU Exec.
-    forEachStartIn(store.records<NvtxRecord>(), plan_.starts[5], plan_.planned, from, to, hasTime,
+    scanStartIn(store.records<NvtxRecord>(), plan_.starts[5], plan_.planned, from, to, hasTime,
                    [&](const NvtxRecord& n, size_t) {
                      const RangeRole role = torch_.role(n);
                      if (role == RangeRole::DataLoader) f(n.start, n.end, 0, Category::DataLoader, nullptr);
@@ -253,12 +253,12 @@ SweepPlan& ReportData::sweepPlan() {
   }
   if (planner.needsSecondPass()) {
     const auto note = [&](const auto& r, size_t) { planner.second(r.start); };
-    forEachStartIn(store.records<KernelRecord>(), plan.starts[0], false, 0, UINT64_MAX, hasTime, note);
-    forEachStartIn(store.records<MemcpyRecord>(), plan.starts[1], false, 0, UINT64_MAX, hasTime, note);
-    forEachStartIn(store.records<MemsetRecord>(), plan.starts[2], false, 0, UINT64_MAX, hasTime, note);
-    forEachStartIn(store.records<ApiRecord>(), plan.starts[3], false, 0, UINT64_MAX, hasTime, note);
-    forEachStartIn(store.records<SyncRecord>(), plan.starts[4], false, 0, UINT64_MAX, hasTime, note);
-    forEachStartIn(store.records<NvtxRecord>(), plan.starts[5], false, 0, UINT64_MAX, hasTime, note);
+    scanStartIn(store.records<KernelRecord>(), plan.starts[0], false, 0, UINT64_MAX, hasTime, note);
+    scanStartIn(store.records<MemcpyRecord>(), plan.starts[1], false, 0, UINT64_MAX, hasTime, note);
+    scanStartIn(store.records<MemsetRecord>(), plan.starts[2], false, 0, UINT64_MAX, hasTime, note);
+    scanStartIn(store.records<ApiRecord>(), plan.starts[3], false, 0, UINT64_MAX, hasTime, note);
+    scanStartIn(store.records<SyncRecord>(), plan.starts[4], false, 0, UINT64_MAX, hasTime, note);
+    scanStartIn(store.records<NvtxRecord>(), plan.starts[5], false, 0, UINT64_MAX, hasTime, note);
     plan.planned = true;
   }
   plan.bounds = planner.bounds();

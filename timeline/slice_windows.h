@@ -96,7 +96,7 @@ class ChunkStarts {
 // a first pass over the whole range) chunks that start nothing in the window
 // are skipped.
 // With `read`, f keeps no reference to a record past its call: spilled
-// chunks are read, not mapped (ChunkedVector::scan).
+// chunks are read, not mapped (ChunkedVector::scan); scanStartIn below.
 template <typename T, typename Timed, typename F>
 void forEachStartIn(const ChunkedVector<T>& records, ChunkStarts& starts, bool planned, uint64_t from,
                     uint64_t to, Timed&& timed, F&& f, bool read = false) {
@@ -113,6 +113,13 @@ void forEachStartIn(const ChunkedVector<T>& records, ChunkStarts& starts, bool p
       f(r, first + j);
     }
   }
+}
+
+// forEachStartIn for a pass whose f keeps no reference to a record past its call.
+template <typename T, typename Timed, typename F>
+void scanStartIn(const ChunkedVector<T>& records, ChunkStarts& starts, bool planned, uint64_t from,
+                 uint64_t to, Timed&& timed, F&& f) {
+  forEachStartIn(records, starts, planned, from, to, timed, f, true);
 }
 
 }  // namespace cuptitrace

@@ -87,7 +87,7 @@ class TimelineSlices {
     // is not always inlined, and this test runs for every record of every pass.
     auto timed = [](uint64_t start, uint64_t end) { return drawable(start, end); };
     auto each = [&](const auto& records, size_t kind, auto&& visit) {
-      forEachStartIn(records, starts_[kind], planned_, from, to, timed, visit, true);
+      scanStartIn(records, starts_[kind], planned_, from, to, timed, visit);
     };
     each(r_.api, 0, [&](const ApiRecord& r, size_t i) {
       const bool driver = r.domain == static_cast<uint8_t>(ApiDomain::Driver);
