@@ -50,7 +50,6 @@ class JsonFlows {
         trace_(flows.trace_),
         rec_(flows.rec_),
         planned_(flows.planned_),
-        p_(flows.p_),
         flowBase_(flows.flowBase_),
         bindBase_(flows.bindBase_),
         base_(flows.base_) {}
@@ -73,12 +72,11 @@ class JsonFlows {
       planned->maxCorrelation = std::max<uint64_t>(planned->maxCorrelation, r.correlationId);
     });
     planned_ = std::move(planned);
-    p_ = planned_.get();
   }
   // The largest flow id it writes, before its placement's bases.
-  uint64_t maxFlowId() const { return p_->maxCorrelation; }
+  uint64_t maxFlowId() const { return planned_->maxCorrelation; }
   // At least as many as the v1 arrows it writes (one per CUDA call tied to an OpenACC event).
-  uint64_t v1Flows() const { return p_->accFlows.calls(); }
+  uint64_t v1Flows() const { return planned_->accFlows.calls(); }
   // `flowBase` is added to every id and `v1Flows` (the file's) to every
   // bind_id; `base` is the time events are written relative to.
   void place(uint64_t flowBase, uint64_t v1Flows, uint64_t base) {
@@ -91,7 +89,7 @@ class JsonFlows {
 
   // The flow start on the call at `index` that launched drawn GPU work.
   JSON_FLOW_FN out(size_t index, const ApiRecord& r) {
-    if (p_->sources.isSource(index, r) && p_->gpuDrawn.contains(r.correlationId)) {
+    if (planned_->sources.isSource(index, r) && planned_->gpuDrawn.contains(r.correlationId)) {
       b_.lit(",\"bind_id\":");
       b_.uint(bindBase_ + r.correlationId);
       b_.lit(",\"flow_out\":true");
@@ -101,8 +99,8 @@ class JsonFlows {
   // call that is drawn; a conditional node's body ends its launch's.
   template <typename R>
   JSON_FLOW_FN in(const R& r, size_t index) {
-    const uint32_t correlationId = p_->bodies.correlation(r, index);
-    if (!p_->sources.hasSource(correlationId)) return;
+    const uint32_t correlationId = planned_->bodies.correlation(r, index);
+    if (!planned_->sources.hasSource(correlationId)) return;
     b_.lit(",\"bind_id\":");
     b_.uint(bindBase_ + correlationId);
     b_.lit(",\"flow_in\":true");
@@ -113,14 +111,14 @@ class JsonFlows {
   // After an OpenACC event's slice: an arrow from it to each drawn GPU
   // slice its CUDA calls launched.
   void openAccOut(const OpenAccRecord& r, const JsonTrack& t, const Slice& s) {
-    if (const std::vector<uint32_t>* calls = p_->accFlows.callsOf(r.externalId)) {
+    if (const std::vector<uint32_t>* calls = planned_->accFlows.callsOf(r.externalId)) {
       for (const uint32_t correlation : *calls)
-        if (p_->gpuDrawn.contains(correlation)) openAccEvent("s", correlation, t, s);
+        if (planned_->gpuDrawn.contains(correlation)) openAccEvent("s", correlation, t, s);
     }
   }
   // After a GPU slice: the end of an OpenACC event's arrow, where its calls launched it.
   void openAccIn(uint32_t correlationId, const JsonTrack& t, const Slice& s) {
-    if (p_->accFlows.empty() || p_->accFlows.eventOf(correlationId) == 0) return;
+    if (planned_->accFlows.empty() || planned_->accFlows.eventOf(correlationId) == 0) return;
     openAccEvent("f", correlationId, t, s);
   }
 
@@ -155,7 +153,6 @@ class JsonFlows {
   const Trace* trace_;
   TimelineRecords rec_;
   std::shared_ptr<const Planned> planned_;  // from plan() on, shared by the copies
-  const Planned* p_ = nullptr;              // planned_.get()
   uint64_t flowBase_ = 0;  // of v1 ids
   uint64_t bindBase_ = 0;  // of bind_ids: above every v1 arrow of the file
   uint64_t base_ = 0;
