@@ -27,14 +27,19 @@ struct PerfettoExportStats {
 // Writes `trace` as a Perfetto protobuf trace: a sequence of TracePackets.
 // Slices are laid out and written a window of start times at a time,
 // holding at most about `windowSlices` at once (slice_windows.h); the file
-// is the same whatever the windows.
+// holds the same events whatever the windows, on other sequences. Each
+// window's slices are encoded in pieces by `threads` threads (0:
+// writerThreads(), core/writer_threads.h): the bytes are the same whatever
+// the number.
 PerfettoExportStats writePerfettoProto(const Trace& trace, std::ostream& out,
-                                       size_t windowSlices = kDefaultWindowSlices);
+                                       size_t windowSlices = kDefaultWindowSlices,
+                                       unsigned threads = 0);
 // Writes several traces as one timeline, each placed as its input says
 // (cuptitrace merge); on wall-clock time, each by its own clock offset.
-// The traces share `windowSlices` evenly.
+// The traces are written one after the other.
 PerfettoExportStats writePerfettoProto(const std::vector<TimelineInput>& inputs,
                                        std::ostream& out,
-                                       size_t windowSlices = kDefaultWindowSlices);
+                                       size_t windowSlices = kDefaultWindowSlices,
+                                       unsigned threads = 0);
 
 }  // namespace cuptitrace

@@ -92,8 +92,8 @@ class EventEncoder {
     te_.setTail(putVarint(p, nameIid));
   }
   // A flow id (kTagFlowId) or a terminating one (kTagTerminatingFlowId).
-  void flowId(const uint8_t (&tag)[2], uint32_t id) {
-    uint8_t* p = te_.tail(2 + 5);
+  void flowId(const uint8_t (&tag)[2], uint64_t id) {
+    uint8_t* p = te_.tail(2 + 10);
     *p++ = tag[0];
     *p++ = tag[1];
     te_.setTail(putVarint(p, id));

@@ -4,21 +4,68 @@
 
 namespace cuptitrace::pftrace {
 
-void PendingFlows::grow() {
+void PendingCalls::grow() {
   std::vector<Entry> old = std::move(table_);
   const size_t size = old.empty() ? 64 : 2 * old.size();
-  table_.assign(size, Entry{0, 0});
+  table_.assign(size, Entry{});
   mask_ = size - 1;
   shift_ = 64;
   for (size_t n = size; n > 1; n >>= 1) --shift_;
   used_ = 0;
   for (const Entry& e : old)
-    if (e.correlation != 0) add(e.correlation, e.flow);
+    if (e.correlation != 0) add(e.correlation) = e.call;
 }
 
-FlowWriter::FlowWriter(const Trace& trace, const TimelineRecords& rec, FlowIds& ids,
-                       uint64_t offset)
-    : trace_(trace), rec_(rec), ids_(ids), offset_(offset) {}
+PendingCalls::Call& PendingCalls::add(uint32_t correlation) {
+  if (2 * (used_ + 1) > table_.size()) grow();
+  size_t i = home(correlation);
+  while (table_[i].correlation != 0 && table_[i].correlation != correlation) i = (i + 1) & mask_;
+  if (table_[i].correlation == 0) {
+    table_[i].correlation = correlation;
+    ++used_;
+  }
+  table_[i].call = Call{};
+  return table_[i].call;
+}
+
+void PendingCalls::erase(uint32_t correlation) {
+  size_t i = home(correlation);
+  for (; table_[i].correlation != correlation; i = (i + 1) & mask_)
+    if (table_[i].correlation == 0) return;
+  // Closes the hole: each later entry of the run moves into it when the
+  // hole lies between the entry's home and where it is.
+  size_t hole = i;
+  for (size_t j = (i + 1) & mask_; table_[j].correlation != 0; j = (j + 1) & mask_) {
+    if (((j - home(table_[j].correlation)) & mask_) >= ((j - hole) & mask_)) {
+      table_[hole] = table_[j];
+      hole = j;
+    }
+  }
+  table_[hole] = Entry{};
+  --used_;
+}
+
+void WindowCalls::index(const std::vector<uint32_t>& ids) {
+  uint32_t lo = UINT32_MAX, hi = 0;
+  for (const uint32_t id : ids) {
+    lo = std::min(lo, id);
+    hi = std::max(hi, id);
+  }
+  const uint64_t range = ids.empty() ? 0 : uint64_t{hi} - lo + 1;
+  dense_ = range <= 8 * uint64_t{ids.size()} + 4096;
+  if (dense_) {
+    lo_ = lo;
+    byId_.assign(range, 0);
+    for (size_t k = 0; k < ids.size(); ++k) byId_[ids[k] - lo] = static_cast<uint32_t>(k + 1);
+    return;
+  }
+  byId_.clear();
+  sparse_.clear();
+  sparse_.reserve(ids.size());
+  for (size_t k = 0; k < ids.size(); ++k) sparse_[ids[k]] = static_cast<uint32_t>(k);
+}
+
+FlowWriter::FlowWriter(const Trace& trace, const TimelineRecords& rec) : trace_(trace), rec_(rec) {}
 
 void FlowWriter::plan() {
   parts_ = std::make_unique<const Parts>(trace_, rec_);
@@ -26,8 +73,122 @@ void FlowWriter::plan() {
   gpuDrawn_ = IdSet(sources.lo(), sources.hi(), sources.calls());
   parts_->bodies.forEachGpuWork([&](uint32_t correlation, const auto& r) {
     if (!drawable(r.start, r.end) || !sources.hasSource(correlation)) return;
-    if (!gpuDrawn_.insert(correlation)) ++moreGpu_[correlation];
+    if (!gpuDrawn_.insert(correlation)) {
+      const uint32_t more = ++moreGpu_[correlation];
+      maxFlows_ = std::max(maxFlows_, more + 1);
+    }
   });
+  lo_ = sources.lo();
+  span_ = sources.hi() >= sources.lo() ? uint64_t{sources.hi()} - sources.lo() + 1 : 1;
+}
+
+uint64_t FlowWriter::idCount() const {
+  return (uint64_t{maxFlows_} + (parts_->accFlows.empty() ? 0 : 1)) * span_;
+}
+
+template <typename R>
+void FlowWriter::decideGpu(const R& r, size_t index, size_t slot, uint64_t start, const Slice* slices) {
+  const uint32_t c = parts_->bodies.correlation(r, index);
+  // The arrow from the OpenACC event that made the call, if it began no later.
+  if (!accPending_.empty()) {
+    const auto it = accPending_.find(c);
+    if (it != accPending_.end() && it->second.first <= start) {
+      info_[slot] |= kAccEnd;
+      if (--it->second.second == 0) accPending_.erase(it);
+    }
+  }
+  if (!parts_->sources.hasSource(c)) return;
+  const int64_t k = windowCalls_.find(c);
+  if (k >= 0) {  // its call began in this window
+    const uint32_t call = callSlots_[k];
+    if (slices[call].start <= start) {
+      info_[slot] |= ++callTaken_[k];
+      ++written_;
+    } else {  // after it: the call starts one flow fewer
+      --info_[call];
+    }
+    return;
+  }
+  if (PendingCalls::Call* p = pending_.find(c)) {  // its call began in an earlier window
+    info_[slot] |= ++p->next;
+    ++written_;
+    if (--p->remaining == 0) pending_.erase(c);
+    return;
+  }
+  ++early_[c];  // its call comes in a later window, or is not drawn
+}
+
+void FlowWriter::decide(const WindowLayout& layout) {
+  const size_t n = layout.tracks() == 0 ? 0 : layout.end(layout.tracks() - 1);
+  const Slice* slices = layout.slices();
+  info_.assign(n, 0);
+  callIds_.clear();
+  callSlots_.clear();
+  const FlowSources& sources = parts_->sources;
+  // The window's calls first: a GPU slice of the window may follow a call
+  // of the window on any track.
+  for (size_t i = 0; i < n; ++i) {
+    const Slice& s = slices[i];
+    if (s.source == SliceSource::ApiRuntime || s.source == SliceSource::ApiDriver) {
+      const ApiRecord& r = rec_.api[s.index];
+      const uint32_t c = r.correlationId;
+      if (!sources.isSource(s.index, r) || !gpuDrawn_.contains(c)) continue;
+      uint32_t flows = 1;
+      if (!moreGpu_.empty()) {
+        const auto it = moreGpu_.find(c);
+        if (it != moreGpu_.end()) flows += it->second;
+      }
+      if (!early_.empty()) {
+        const auto it = early_.find(c);
+        if (it != early_.end()) {
+          flows -= it->second;
+          early_.erase(it);
+        }
+      }
+      info_[i] = flows;
+      if (flows == 0) continue;
+      callIds_.push_back(c);
+      callSlots_.push_back(static_cast<uint32_t>(i));
+    } else if (s.source == SliceSource::OpenAcc && !parts_->accFlows.empty()) {
+      const std::vector<uint32_t>* calls = parts_->accFlows.callsOf(rec_.openacc[s.index].externalId);
+      if (calls == nullptr) continue;
+      for (const uint32_t c : *calls) {
+        if (!gpuDrawn_.contains(c)) continue;
+        auto [it, added] = accPending_.try_emplace(c, s.start, 0);
+        if (!added) it->second.first = std::min(it->second.first, s.start);
+        ++it->second.second;
+      }
+    }
+  }
+  windowCalls_.index(callIds_);
+  callTaken_.assign(callIds_.size(), 0);
+  for (size_t i = 0; i < n; ++i) {
+    const Slice& s = slices[i];
+    switch (s.source) {
+      case SliceSource::Kernel:
+        decideGpu(rec_.kernels[s.index], s.index, i, s.start, slices);
+        break;
+      case SliceSource::Memcpy:
+        decideGpu(rec_.memcpys[s.index], s.index, i, s.start, slices);
+        break;
+      case SliceSource::Memset:
+        decideGpu(rec_.memsets[s.index], s.index, i, s.start, slices);
+        break;
+      case SliceSource::Graph:
+        decideGpu(rec_.graphs[s.index], s.index, i, s.start, slices);
+        break;
+      default:
+        break;
+    }
+  }
+  // The calls whose GPU slices come in later windows wait for them.
+  for (size_t k = 0; k < callIds_.size(); ++k) {
+    const uint32_t flows = info_[callSlots_[k]];
+    if (flows <= callTaken_[k]) continue;
+    PendingCalls::Call& p = pending_.add(callIds_[k]);
+    p.next = callTaken_[k];
+    p.remaining = flows - callTaken_[k];
+  }
 }
 
 }  // namespace cuptitrace::pftrace

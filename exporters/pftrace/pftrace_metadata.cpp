@@ -16,10 +16,11 @@ TraceHeader::TraceHeader(const TimelineInput& in, Output& out, uint64_t base)
       offset_(static_cast<uint64_t>(in.trace->meta.wallClockOffsetNs())),
       hostPid_(in.hostPid()) {}
 
-void TraceHeader::startSequence(const Sequence& seq, uint64_t trackUuid) {
-  ProtoWriter& p = scratch_;
+void startSequence(Output& out, ProtoWriter& scratch, const Sequence& seq, uint64_t trackUuid,
+                   uint64_t base, uint64_t offset) {
+  ProtoWriter& p = scratch;
   p.clear();
-  clockSnapshot(p, base_, base_ + offset_);  // modulo 2^64: either sign
+  clockSnapshot(p, base, base + offset);  // modulo 2^64: either sign
   p.varintField(packet_field::kSequenceId, seq.id);
   p.varintField(packet_field::kSequenceFlags, kIncrementalStateCleared | kNeedsIncrementalState);
   auto defaults = p.beginNested(packet_field::kTracePacketDefaults);
@@ -28,7 +29,11 @@ void TraceHeader::startSequence(const Sequence& seq, uint64_t trackUuid) {
   p.varintField(defaults_field::kTrackUuid, trackUuid);
   p.endNestedCompact(trackDefaults);
   p.endNestedCompact(defaults);
-  o_.packet(p);
+  out.packet(p);
+}
+
+void TraceHeader::startSequence(const Sequence& seq, uint64_t trackUuid) {
+  pftrace::startSequence(o_, scratch_, seq, trackUuid, base_, offset_);
 }
 
 // A TrackDescriptor packet on the main sequence, `delta` after its last

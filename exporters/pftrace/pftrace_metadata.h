@@ -37,6 +37,12 @@
 
 namespace cuptitrace::pftrace {
 
+// The first packet of `seq`, into `out`: it clears the sequence's state and
+// holds the ClockSnapshot defining its clock at `base` (wall clock: base +
+// `offset`), and the defaults: that clock and `trackUuid`.
+void startSequence(Output& out, ProtoWriter& scratch, const Sequence& seq, uint64_t trackUuid,
+                   uint64_t base, uint64_t offset);
+
 // The packets of a trace before its events.
 class TraceHeader {
  public:
@@ -49,7 +55,7 @@ class TraceHeader {
   // The descriptors of the processes and tracks, on the main sequence `main`.
   void writeTrackDescriptors(const Sequence& main, const TrackRegistry& tracks);
   // The descriptor of lane `lane` (> 0) of track `t`, with uuid `uuid`, at
-  // `ts` on the main sequence: just before the lane's first slice.
+  // `ts` on the main sequence: before the window that opens the lane.
   void describeLane(Sequence& main, const Track& t, uint32_t lane, uint64_t uuid, uint64_t ts);
 
  private:

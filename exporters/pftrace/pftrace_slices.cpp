@@ -9,13 +9,14 @@
 namespace cuptitrace::pftrace {
 
 SliceWriter::SliceWriter(const Trace& trace, const TimelineRecords& rec, Interner& interner,
-                         EventEncoder& events, FlowWriter& flows)
+                         EventEncoder& events, const FlowWriter& flows,
+                         const ExternalIdIndex& externalIds)
     : trace_(trace),
       rec_(rec),
       interner_(interner),
       ev_(events),
       flows_(flows),
-      externalIds_(trace),
+      externalIds_(externalIds),
       nccl_(trace),
       torch_(trace) {}
 
@@ -81,21 +82,21 @@ void SliceWriter::externalIdArgs(uint32_t correlationId) {
   if (e->python != kNoString) ev_.argStringIid(Arg::Python, interner_.stringValueIid(e->python));
 }
 
-void SliceWriter::writeBegin(const Slice& s) {
+void SliceWriter::writeBegin(const Slice& s, size_t slot) {
   switch (s.source) {
     case SliceSource::ApiRuntime:
     case SliceSource::ApiDriver:
-      return writeApi(s);
+      return writeApi(s, slot);
     case SliceSource::Nvtx:
       return writeNvtxRange(s);
     case SliceSource::Kernel:
-      return writeKernel(s);
+      return writeKernel(s, slot);
     case SliceSource::Memcpy:
-      return writeMemcpy(s);
+      return writeMemcpy(s, slot);
     case SliceSource::Memset:
-      return writeMemset(s);
+      return writeMemset(s, slot);
     case SliceSource::Graph:
-      return writeGraph(s);
+      return writeGraph(s, slot);
     case SliceSource::Sync:
       return writeSync(s);
     case SliceSource::Overhead:
@@ -112,42 +113,42 @@ void SliceWriter::writeOpenAcc(const Slice& s) {
   ev_.begin(kCatOpenAcc);
   const uint32_t name = interner_.labelNameIid(openAccEventLabel(r, trace_.strings));
   sliceFields(s, r, name, [&](ArgSink& a) { openAccArgs(r, a); });
-  flows_.startOpenAccFlows(ev_, r.externalId, s.start);
+  flows_.startOpenAccFlows(ev_, r.externalId);
   ev_.finish(s.start);
 }
 
-void SliceWriter::writeApi(const Slice& s) {
+void SliceWriter::writeApi(const Slice& s, size_t slot) {
   const ApiRecord& r = rec_.api[s.index];
   // A C library call that blocked the thread: the osrt activity.
   ev_.begin(isOsrtCall(r) ? kCatOsrt : isDriverCall(r) ? kCatDriver : kCatRuntime);
   const uint32_t name = interner_.rawNameIid(r.name);
   sliceFields(s, r, name, [&](ArgSink& a) { apiArgs(r, a); });
-  flows_.startFlows(ev_, s.index, r, s.start);  // none from C library calls: they have no id
+  flows_.startFlows(ev_, slot, r);  // none from C library calls: they have no id
   ev_.finish(s.start);
 }
 
-void SliceWriter::writeKernel(const Slice& s) {
+void SliceWriter::writeKernel(const Slice& s, size_t slot) {
   const KernelRecord& k = rec_.kernels[s.index];
   ev_.begin(kCatKernel);
   const uint32_t name = interner_.kernelNameIid(k.name);
   sliceFields(s, k, name, [&](ArgSink& a) { kernelArgs(k, a); });
-  flows_.endFlow(ev_, flows_.correlation(k, s.index), s.start);
+  flows_.endFlows(ev_, slot, flows_.correlation(k, s.index));
   ev_.finish(s.start);
 }
 
 // A whole graph launch (CUPTITRACE_GRAPHS=graph), the arrow from its cudaGraphLaunch.
-void SliceWriter::writeGraph(const Slice& s) {
+void SliceWriter::writeGraph(const Slice& s, size_t slot) {
   const GraphRecord& g = rec_.graphs[s.index];
   ev_.begin(kCatGraph);
   // Names of their own above the composed ones' keys (all below 2^26).
   const uint32_t name = interner_.composedNameIid(
       (4u << 24) + g.graphId, [&] { return "Graph " + std::to_string(g.graphId); });
   sliceFields(s, g, name, [&](ArgSink& a) { graphLaunchArgs(g, a); });
-  flows_.endFlow(ev_, flows_.correlation(g, s.index), s.start);
+  flows_.endFlows(ev_, slot, flows_.correlation(g, s.index));
   ev_.finish(s.start);
 }
 
-void SliceWriter::writeMemcpy(const Slice& s) {
+void SliceWriter::writeMemcpy(const Slice& s, size_t slot) {
   const MemcpyRecord& m = rec_.memcpys[s.index];
   const uint32_t key = uint32_t{m.copyKind} << 16 | uint32_t{m.srcKind} << 8 | m.dstKind;
   ev_.begin(kCatMemcpy);
@@ -157,18 +158,18 @@ void SliceWriter::writeMemcpy(const Slice& s) {
            memoryKindName(static_cast<MemoryKind>(m.dstKind)) + ")";
   });
   sliceFields(s, m, name, [&](ArgSink& a) { memcpyArgs(m, a); });
-  flows_.endFlow(ev_, flows_.correlation(m, s.index), s.start);
+  flows_.endFlows(ev_, slot, flows_.correlation(m, s.index));
   ev_.finish(s.start);
 }
 
-void SliceWriter::writeMemset(const Slice& s) {
+void SliceWriter::writeMemset(const Slice& s, size_t slot) {
   const MemsetRecord& m = rec_.memsets[s.index];
   ev_.begin(kCatMemset);
   const uint32_t name = interner_.composedNameIid(1u << 24 | m.memoryKind, [&] {
     return std::string("Memset (") + memoryKindName(static_cast<MemoryKind>(m.memoryKind)) + ")";
   });
   sliceFields(s, m, name, [&](ArgSink& a) { memsetArgs(m, a); });
-  flows_.endFlow(ev_, flows_.correlation(m, s.index), s.start);
+  flows_.endFlows(ev_, slot, flows_.correlation(m, s.index));
   ev_.finish(s.start);
 }
 

@@ -16,6 +16,7 @@
 // record_args.h, and written here through a sink of debug annotations.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/trace.h"
@@ -32,11 +33,13 @@ namespace cuptitrace::pftrace {
 
 class SliceWriter {
  public:
+  // `externalIds` is shared by the writers of every thread.
   SliceWriter(const Trace& trace, const TimelineRecords& rec, Interner& interner,
-              EventEncoder& events, FlowWriter& flows);
+              EventEncoder& events, const FlowWriter& flows, const ExternalIdIndex& externalIds);
 
-  // The SLICE_BEGIN of `s`, on the lane the encoder was given.
-  void writeBegin(const Slice& s);
+  // The SLICE_BEGIN of `s`, at `slot` of the window laid out, on the lane
+  // the encoder was given.
+  void writeBegin(const Slice& s, size_t slot);
   // Marks on their thread; empty start/end ranges on their lane.
   void writeInstant(const Instant& i);
 
@@ -45,11 +48,11 @@ class SliceWriter {
   template <typename Record, typename Describe>
   void sliceFields(const Slice& s, const Record& r, uint32_t name, Describe&& describe);
 
-  void writeApi(const Slice& s);
-  void writeKernel(const Slice& s);
-  void writeGraph(const Slice& s);
-  void writeMemcpy(const Slice& s);
-  void writeMemset(const Slice& s);
+  void writeApi(const Slice& s, size_t slot);
+  void writeKernel(const Slice& s, size_t slot);
+  void writeGraph(const Slice& s, size_t slot);
+  void writeMemcpy(const Slice& s, size_t slot);
+  void writeMemset(const Slice& s, size_t slot);
   void writeSync(const Slice& s);
   void writeOverhead(const Slice& s);
   void writeNvtxRange(const Slice& s);
@@ -61,8 +64,8 @@ class SliceWriter {
   const TimelineRecords rec_;
   Interner& interner_;
   EventEncoder& ev_;
-  FlowWriter& flows_;
-  const ExternalIdIndex externalIds_;
+  const FlowWriter& flows_;
+  const ExternalIdIndex& externalIds_;
   NcclNames nccl_;  // which kernels are NCCL's collectives
   TorchRanges torch_;  // which NVTX ranges are PyTorch's operators and steps
 };

@@ -7,9 +7,8 @@
 
 namespace cuptitrace::pftrace {
 
-SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flowIds,
-                           uint64_t& laneUuid, uint64_t firstUuid, uint32_t firstSequence,
-                           size_t windowSlices)
+SourceWriter::SourceWriter(const TimelineInput& input, Output& out, uint64_t firstUuid,
+                           uint32_t firstSequence, size_t windowSlices)
     : in_(input),
       trace_(*input.trace),
       o_(out),
@@ -21,9 +20,9 @@ SourceWriter::SourceWriter(const TimelineInput& input, Output& out, FlowIds& flo
       schedule_(trace_.store, tracks_, writerThreads() > 1),
       interner_(trace_.strings),
       events_(out, interner_),
-      flows_(trace_, rec_, flowIds, offset_),
-      slices_(trace_, rec_, interner_, events_, flows_),
-      laneUuid_(laneUuid) {}
+      flows_(trace_, rec_) {}
+
+SourceWriter::~SourceWriter() = default;
 
 void SourceWriter::plan() {
   // The arrows' planning reads the calls and the GPU work, and nothing the
@@ -42,11 +41,16 @@ void SourceWriter::plan() {
   base_ = scan.base;
   counts_.incomplete = scan.incomplete;
   flows.wait();
-  sequences_.resize(1 + tracks_.size());
-  for (size_t i = 0; i < sequences_.size(); ++i) {
-    sequences_[i].id = firstSequence_ + static_cast<uint32_t>(i);
-    sequences_[i].lastTs = base_;
-  }
+  main_.id = firstSequence_;
+  main_.lastTs = base_;
+  trackStarted_.assign(tracks_.size(), 0);
+  lanesDescribed_.assign(tracks_.size(), 0);
+}
+
+void SourceWriter::place(uint64_t firstFlowId, uint64_t firstLaneUuid, uint32_t& nextSequence) {
+  flows_.place(firstFlowId);
+  laneBase_ = firstLaneUuid;
+  nextSequence_ = &nextSequence;
 }
 
 PerfettoMemoryOptions SourceWriter::memoryOptions(uint32_t sequenceId) const {
@@ -56,17 +60,49 @@ PerfettoMemoryOptions SourceWriter::memoryOptions(uint32_t sequenceId) const {
 
 void SourceWriter::writeHeader() {
   TraceHeader& header = header_.emplace(in_, o_, base_);
-  header.startSequence(sequences_[0], tracks_.hostProcessUuid());
-  header.writeTrackDescriptors(sequences_[0], tracks_);
-  for (size_t i = 0; i < tracks_.size(); ++i)
-    header.startSequence(sequences_[1 + i], tracks_[i].uuid);
+  header.startSequence(main_, tracks_.hostProcessUuid());
+  header.writeTrackDescriptors(main_, tracks_);
+  for (size_t i = 0; i < tracks_.size(); ++i) {
+    Sequence s;
+    s.id = firstSequence_ + 1 + static_cast<uint32_t>(i);
+    header.startSequence(s, tracks_[i].uuid);
+  }
+  interner_.setSequence(&main_);
+  writeDescription(events_, interner_, in_, base_, counts_);
 }
 
-uint64_t SourceWriter::openLane(size_t t, uint32_t lane, uint64_t ts) {
-  const uint64_t uuid = laneUuid_++;
-  tracks_.setLaneUuid(t, lane, uuid);
-  header_->describeLane(sequences_[0], tracks_[t], lane, uuid, ts);
-  return uuid;
+void SourceWriter::writeWindow(unsigned threads) {
+  if (schedule_.windows() == 0) return;
+  schedule_.cut(cut_, lanesUsed_);
+  // The lanes the window opens, described before their slices; their uuids
+  // are the track's, by lane.
+  for (size_t t = 0; t < tracks_.size(); ++t) {
+    for (uint32_t lane = lanesDescribed_[t] + 1u; lane <= lanesUsed_[t]; ++lane) {
+      const uint64_t uuid = laneBase_ + t * (kMaxLanes - 1) + (lane - 1);
+      tracks_.setLaneUuid(t, lane, uuid);
+      header_->describeLane(main_, tracks_[t], lane, uuid, main_.lastTs);
+    }
+    lanesDescribed_[t] = std::max(lanesDescribed_[t], lanesUsed_[t]);
+  }
+  // The first piece of a track goes on the track's own sequence, started in
+  // the header; the others on sequences of their own.
+  for (Piece& p : cut_) {
+    if (!trackStarted_[p.track]) {
+      trackStarted_[p.track] = 1;
+      p.sequence = firstSequence_ + 1 + p.track;
+      p.started = true;
+    } else {
+      p.sequence = (*nextSequence_)++;
+    }
+  }
+  flows_.decide(schedule_.layout());
+  if (!pieces_)
+    pieces_ = std::make_unique<PieceWriters>(trace_, rec_, tracks_, flows_, base_, offset_, threads);
+  pieces_->write(schedule_.layout(), cut_, o_);
+}
+
+uint64_t SourceWriter::lastWall() const {
+  return std::max(pieces_ ? pieces_->lastTs() : base_, main_.lastTs) + offset_;
 }
 
 LayoutCounts SourceWriter::layoutCounts() const {
@@ -75,14 +111,8 @@ LayoutCounts SourceWriter::layoutCounts() const {
 }
 
 void SourceWriter::writeSummary(uint64_t lastWall) {
-  Sequence& main = sequences_[0];
-  interner_.setSequence(&main);
-  writeLayoutSummary(events_, interner_, layoutCounts(), std::max(lastWall - offset_, main.lastTs));
-}
-
-void SourceWriter::describe() {
-  writeDescription(events_, interner_, in_, base_, counts_);
-  described_ = true;
+  interner_.setSequence(&main_);
+  writeLayoutSummary(events_, interner_, layoutCounts(), std::max(lastWall - offset_, main_.lastTs));
 }
 
 }  // namespace cuptitrace::pftrace

@@ -5,11 +5,12 @@
 //
 // Lanes. Slices that overlap on one track (a graph's branches on a stream)
 // go on lanes (TrackLayout): each lane past the first is a track of its own,
-// a child of its track named after it ("Stream 7 ·2"), described just
-// before its first slice (lanes are found as the windows are laid out, for
-// writing), its uuid the next free one of the file; its events go on its
-// track's sequence and name the lane's track (track_uuid), so a track's
-// begins and ends stay in one time order.
+// a child of its track named after it ("Stream 7 ·2"), described before
+// the window that opens it (lanes are found as the windows are laid out, for
+// writing), its uuid fixed by its track and its number (kMaxLanes - 1 per
+// track, after every track's uuid); its events go on its track's pieces and
+// name the lane's track (track_uuid), so a piece's begins and ends stay in
+// one time order.
 #pragma once
 
 #include <cstddef>

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <string_view>
 
 #include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/pftrace/proto_writer.h"
@@ -158,17 +159,31 @@ using Category = SliceCategory;
 inline constexpr size_t kFlushBytes = size_t{1} << 20;
 
 // The bytes not yet handed to the stream, and what has been written. The
-// traces of one file share it.
+// traces of one file share it; a piece of events (pftrace_pieces.h) has one
+// of its own with no stream, which keeps every byte until the file takes them.
 class Output {
  public:
-  explicit Output(std::ostream& out) : out_(out) { b.reserve(kFlushBytes + (64 << 10)); }
+  explicit Output(std::ostream& out) : out_(&out) { b.reserve(kFlushBytes + (64 << 10)); }
+  Output() = default;
   void maybeFlush() {
-    if (b.size() >= kFlushBytes) flush();
+    if (out_ != nullptr && b.size() >= kFlushBytes) flush();
   }
   void flush() {
-    out_.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    if (out_ == nullptr) return;
+    out_->write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
     stats.bytes += b.size();
     b.clear();
+  }
+  // Bytes of whole packets (their counts are the caller's): large ones go
+  // to the stream as they are, after what is held.
+  void write(std::string_view bytes) {
+    if (out_ == nullptr || b.size() + bytes.size() < kFlushBytes) {
+      b.bytes(bytes);
+      return maybeFlush();
+    }
+    flush();
+    out_->write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    stats.bytes += bytes.size();
   }
   // A packet of `p`'s fields.
   void packet(const ProtoWriter& p) {
@@ -183,7 +198,7 @@ class Output {
   PerfettoExportStats stats;
 
  private:
-  std::ostream& out_;
+  std::ostream* out_ = nullptr;
 };
 
 }  // namespace cuptitrace::pftrace

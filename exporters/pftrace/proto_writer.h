@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 namespace cuptitrace {
 
@@ -67,6 +68,12 @@ class ProtoWriter {
   bool empty() const { return size_ == 0; }
   std::string_view view() const { return {reinterpret_cast<const char*>(data_.get()), size_}; }
   void clear() { size_ = 0; }
+  // Trades bytes (and room) with `o`.
+  void swap(ProtoWriter& o) noexcept {
+    data_.swap(o.data_);
+    std::swap(size_, o.size_);
+    std::swap(capacity_, o.capacity_);
+  }
   // Makes room for `n` more bytes, so that the next `n` bytes need no check.
   void reserve(size_t n) {
     if (capacity_ - size_ < n) grow(n);

@@ -87,7 +87,9 @@ inline Args readArgs(const Message& event, SequenceState& s, std::vector<std::st
 // Reads a trace back as Perfetto would, noting every rule it breaks. Our
 // own conventions are checked too: one clock per sequence (id 64,
 // incremental, tied to REALTIME), the first packet of each sequence clearing
-// its state, no packet clearing it again, events in wall-clock order.
+// its state, no packet clearing it again, each sequence's events in time
+// order (across sequences the file need not be: trace processor sorts by
+// time, and at equal times keeps the file's order).
 inline Decoded decodePerfetto(std::string bytes) {
   Decoded d;
   d.bytes = std::move(bytes);
@@ -96,7 +98,6 @@ inline Decoded decodePerfetto(std::string bytes) {
     d.problems.push_back("packet " + std::to_string(packet) + ": " + what);
   };
   std::map<uint64_t, detail::SequenceState> sequences;
-  uint64_t lastWall = 0;
   bool first = true;
   for (size_t i = 0; i < d.packets.size(); ++i) {
     const Message& p = d.packets[i];
@@ -231,8 +232,6 @@ inline Decoded decodePerfetto(std::string bytes) {
         problem(i, "event without a track");
       }
       if (!p.has(f::kTimestamp)) problem(i, "event without a timestamp");
-      if (wall < lastWall) problem(i, "event before the one written before it (wall clock)");
-      lastWall = wall;
       if (t.has(f::kNameIid)) {
         const auto& names = s.interned[f::kInternedNames];
         const auto it = names.find(t.u(f::kNameIid));
@@ -298,9 +297,9 @@ inline Decoded decodePerfetto(std::string bytes) {
         continue;
       }
       const Event& begin = d.events[stack.back()];
+      // An end names no slice: at equal times it may be another sequence's
+      // (another piece's) that closes this one, for the same end time.
       d.slices.push_back({begin, e.ts, e.wall, stack.size() - 1});
-      if (e.sequence != begin.sequence)
-        d.problems.push_back("a slice begins and ends on different sequences");
       stack.pop_back();
     } else if (e.type == f::kInstant) {
       (e.name == "cuptitrace timeline" ? d.layouts : d.instants).push_back(e);

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -28,6 +29,7 @@
 #include "exporters/json/json_window_pieces.h"
 #include "exporters/pftrace/perfetto_proto.h"
 #include "exporters/pftrace/pftrace_wire.h"
+#include "pftrace_decoder.h"
 #include "reports/report_table.h"
 #include "reports/reports.h"
 #include "core/ordered_work.h"
@@ -181,11 +183,11 @@ TEST_CASE("parallel json: merged traces are the bytes of the serial writer", "[p
   std::printf("parallel json (merged): %zu bytes identical\n", serial.str().size());
 }
 
-TEST_CASE("parallel pftrace: windows laid out ahead, the bytes of the serial writer",
+TEST_CASE("parallel pftrace: pieces on several threads, the bytes of the serial writer",
           "[parallel][pftrace]") {
   Trace t;
   fillLaunches(t, 40000);
-  size_t compared = 0, bytes = 0, windows = 0;
+  size_t compared = 0, bytes = 0, windows = 0, sequences = 0;
   for (const size_t window : {kDefaultWindowSlices, size_t{5000}}) {
     std::ostringstream serial;
     PerfettoExportStats serialStats{};
@@ -195,7 +197,22 @@ TEST_CASE("parallel pftrace: windows laid out ahead, the bytes of the serial wri
     }
     // Several windows (with the small one), and several flushes of the output.
     REQUIRE(serial.str().size() > 3 * pftrace::kFlushBytes);
-    for (const char* n : {"2", "4"}) {
+    // Valid as trace processor reads it; a track's slices of one window in
+    // several pieces, each on a sequence of its own (with the large window).
+    const cuptitrace::testing::perfetto::Decoded d =
+        cuptitrace::testing::perfetto::decodePerfetto(serial.str());
+    INFO(d.problemText());
+    CHECK(d.problems.empty());
+    CHECK(d.arrows.size() == serialStats.flows);
+    CHECK(serialStats.flows > 39000);
+    std::set<uint64_t> seen;
+    for (const auto& e : d.events) seen.insert(e.sequence);
+    if (window == kDefaultWindowSlices) {
+      CHECK(serialStats.windows == 1);
+      CHECK(seen.size() > 1 + 3 + 4 + 1);  // more than the main sequence and one per track
+    }
+    sequences = std::max(sequences, seen.size());
+    for (const char* n : {"2", "4", "8"}) {
       const WriterThreads threads(n);
       std::ostringstream parallel;
       const PerfettoExportStats stats = writePerfettoProto(t, parallel, window);
@@ -209,8 +226,8 @@ TEST_CASE("parallel pftrace: windows laid out ahead, the bytes of the serial wri
     windows = std::max<size_t>(windows, serialStats.windows);
   }
   CHECK(windows > 2);  // so some were laid out ahead
-  std::printf("parallel pftrace: %zu pairs byte-identical, %zu bytes each, up to %zu windows\n",
-              compared, bytes, windows);
+  std::printf("parallel pftrace: %zu pairs byte-identical, %zu bytes each, up to %zu windows, %zu sequences\n",
+              compared, bytes, windows, sequences);
 }
 
 TEST_CASE("parallel outputs: every format written at once is the bytes of one thread", "[parallel][export]") {

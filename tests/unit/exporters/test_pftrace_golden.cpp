@@ -115,10 +115,10 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    22 04 08 07 18 08"      //   {registers, 8}
       "    22 04 08 08 20 00"      //   {static_smem, int_value (4) 0}
       "    22 04 08 09 20 00"      //   {dynamic_smem, 0}
-      "    48 01 50 02"            //   SLICE_BEGIN, name_iid 2
+      "    48 01 50 01"            //   SLICE_BEGIN, name_iid 1: the sequence's own iids
       "  62 88 01"                 // interned_data, 136 bytes: what sequence 2 has not seen
       "    0a 0a 08 01 12 06 6b 65 72 6e 65 6c"  // event_categories {1, "kernel"}
-      "    12 05 08 02 12 01 6b"   //   event_names {2, "k"}
+      "    12 05 08 01 12 01 6b"   //   event_names {1, "k"}
       "    1a 0f 08 04 12 0b 63 6f 72 72 65 6c 61 74 69 6f 6e"
       "    ea 01 0b 08 01 12 07 5b 31 2c 31 2c 31 5d"  // debug_annotation_string_values (29) {1, "[1,1,1]"}
       "    1a 08 08 05 12 04 67 72 69 64"
@@ -141,10 +141,10 @@ TEST_CASE("pftrace: golden bytes of a one-kernel trace", "[pftrace]") {
       "    22 04 08 39 18 01"      //   {57, 1}: max_lanes
       "    22 04 08 3a 18 00"      //   {58, 0}: lane_tracks
       "    22 04 08 2c 18 00"      //   {44, 0}: flows
-      "    48 03 50 03"            //   INSTANT, name_iid 3
+      "    48 03 50 02"            //   INSTANT, name_iid 2
       "  62 58"                    // interned_data, 88 bytes
-      "    12 17 08 03 12 13 63 75 70 74 69 74 72 61 63 65 20 74 69 6d 65 6c 69 6e 65"
-                                   //   event_names {3, "cuptitrace timeline"}
+      "    12 17 08 02 12 13 63 75 70 74 69 74 72 61 63 65 20 74 69 6d 65 6c 69 6e 65"
+                                   //   event_names {2, "cuptitrace timeline"}
       "    1a 12 08 2b 12 0e 63 6c 61 6d 70 65 64 5f 73 6c 69 63 65 73"
       "    1a 0d 08 39 12 09 6d 61 78 5f 6c 61 6e 65 73"              //   {57, "max_lanes"}
       "    1a 0f 08 3a 12 0b 6c 61 6e 65 5f 74 72 61 63 6b 73"        //   {58, "lane_tracks"}

@@ -317,8 +317,8 @@ TEST_CASE("pftrace written in windows is the file of one window", "[pftrace][win
       checkValid(w);
       // Many windows were laid out...
       CHECK(w.stats.windows > 10);
-      // ...and the file is the very same: events in the same order, the same ids.
-      CHECK(w.bytes == whole.bytes);
+      // ...and the file shows the very same timeline (its pieces, sequences
+      // and so its bytes are the windows').
       CHECK(timeline(w.decoded) == expected);
       CHECK(w.stats.events == whole.stats.events);
       CHECK(w.stats.flows == whole.stats.flows);
@@ -340,7 +340,7 @@ TEST_CASE("pftrace windows: merged traces each written in windows of their own",
     Trace& t = *traces.back();
     fillLongTrace(t, rng, 2000 + 1000 * i);
     t.meta.hostName = "node" + std::to_string(i);
-    // Clocks apart on the wall clock, so that the traces' windows interleave.
+    // Clocks apart on the wall clock, the traces overlapping in time.
     t.meta.startTimestampNs = t.meta.baseTimestampNs;
     t.meta.startRealtimeNs =
         t.meta.baseTimestampNs + 1'000'000'000'000ull - 3'000'000ull * i + 17 * i;
@@ -356,8 +356,7 @@ TEST_CASE("pftrace windows: merged traces each written in windows of their own",
     INFO("window of " << window << " slices");
     const Written w = write(inputs, window);
     checkValid(w);
-    CHECK(w.stats.windows > 3 * 5);
-    CHECK(w.bytes == whole.bytes);
+    CHECK(w.stats.windows > 3 * 2);  // each trace in windows of its own, one trace after another
     CHECK(timeline(w.decoded) == expected);
   }
 }
@@ -384,7 +383,7 @@ TEST_CASE("pftrace windows: a kernel queued far behind its call keeps its arrow"
   const Written w = write(t, 7);
   checkValid(w);
   CHECK(w.stats.windows > 40);  // the calls in the first window, their kernels in the last ones
-  CHECK(w.bytes == whole.bytes);
+  CHECK(timeline(w.decoded) == timeline(whole.decoded));
   CHECK(w.stats.flows == 200 + 1 + 3);
   const Event* call = arrowInto(w.decoded, "kernel", 1);
   REQUIRE(call != nullptr);
@@ -429,7 +428,7 @@ TEST_CASE("pftrace windows: GPU work before its call has no arrow, its call one 
     const Written w = write(t, window);
     checkValid(w);
     CHECK(w.stats.windows > 40);
-    CHECK(w.bytes == whole.bytes);
+    CHECK(timeline(w.decoded) == timeline(whole.decoded));
     CHECK(w.stats.flows == 200 + 2 + 1);
     CHECK(arrowInto(w.decoded, "kernel", 1) == nullptr);
     const SliceOut call = sliceOf(w.decoded, "cudaLaunchKernel", 1);
