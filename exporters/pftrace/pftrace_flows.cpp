@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/ordered_work.h"
+
 namespace cuptitrace::pftrace {
 
 void PendingCalls::grow() {
@@ -86,9 +88,46 @@ uint64_t FlowWriter::idCount() const {
   return (uint64_t{maxFlows_} + (parts_->accFlows.empty() ? 0 : 1)) * span_;
 }
 
-template <typename R>
-void FlowWriter::decideGpu(const R& r, size_t index, size_t slot, uint64_t start, const Slice* slices) {
-  const uint32_t c = parts_->bodies.correlation(r, index);
+void FlowWriter::readIds(const Slice* slices, size_t n, unsigned threads) {
+  ids_.assign(n, 0);
+  const FlowSources& sources = parts_->sources;
+  constexpr size_t kPart = 65536;
+  const size_t parts = (n + kPart - 1) / kPart;
+  struct Nothing {};
+  runInOrder<Nothing>(
+      parts, threads, 2 * size_t{threads},
+      [&](unsigned, size_t part, Nothing&) {
+        const size_t end = std::min(n, (part + 1) * kPart);
+        for (size_t i = part * kPart; i < end; ++i) {
+          const Slice& s = slices[i];
+          switch (s.source) {
+            case SliceSource::ApiRuntime:
+            case SliceSource::ApiDriver: {
+              const ApiRecord& r = rec_.api[s.index];
+              if (sources.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId)) ids_[i] = r.correlationId;
+              break;
+            }
+            case SliceSource::Kernel:
+              ids_[i] = parts_->bodies.correlation(rec_.kernels[s.index], s.index);
+              break;
+            case SliceSource::Memcpy:
+              ids_[i] = parts_->bodies.correlation(rec_.memcpys[s.index], s.index);
+              break;
+            case SliceSource::Memset:
+              ids_[i] = parts_->bodies.correlation(rec_.memsets[s.index], s.index);
+              break;
+            case SliceSource::Graph:
+              ids_[i] = parts_->bodies.correlation(rec_.graphs[s.index], s.index);
+              break;
+            default:
+              break;
+          }
+        }
+      },
+      [](size_t, Nothing&) {});
+}
+
+void FlowWriter::decideGpu(uint32_t c, size_t slot, uint64_t start, const Slice* slices) {
   // The arrow from the OpenACC event that made the call, if it began no later.
   if (!accPending_.empty()) {
     const auto it = accPending_.find(c);
@@ -118,21 +157,20 @@ void FlowWriter::decideGpu(const R& r, size_t index, size_t slot, uint64_t start
   ++early_[c];  // its call comes in a later window, or is not drawn
 }
 
-void FlowWriter::decide(const WindowLayout& layout) {
+void FlowWriter::decide(const WindowLayout& layout, unsigned threads) {
   const size_t n = layout.tracks() == 0 ? 0 : layout.end(layout.tracks() - 1);
   const Slice* slices = layout.slices();
   info_.assign(n, 0);
   callIds_.clear();
   callSlots_.clear();
-  const FlowSources& sources = parts_->sources;
+  readIds(slices, n, threads);
   // The window's calls first: a GPU slice of the window may follow a call
   // of the window on any track.
   for (size_t i = 0; i < n; ++i) {
     const Slice& s = slices[i];
     if (s.source == SliceSource::ApiRuntime || s.source == SliceSource::ApiDriver) {
-      const ApiRecord& r = rec_.api[s.index];
-      const uint32_t c = r.correlationId;
-      if (!sources.isSource(s.index, r) || !gpuDrawn_.contains(c)) continue;
+      const uint32_t c = ids_[i];
+      if (c == 0) continue;
       uint32_t flows = 1;
       if (!moreGpu_.empty()) {
         const auto it = moreGpu_.find(c);
@@ -166,16 +204,10 @@ void FlowWriter::decide(const WindowLayout& layout) {
     const Slice& s = slices[i];
     switch (s.source) {
       case SliceSource::Kernel:
-        decideGpu(rec_.kernels[s.index], s.index, i, s.start, slices);
-        break;
       case SliceSource::Memcpy:
-        decideGpu(rec_.memcpys[s.index], s.index, i, s.start, slices);
-        break;
       case SliceSource::Memset:
-        decideGpu(rec_.memsets[s.index], s.index, i, s.start, slices);
-        break;
       case SliceSource::Graph:
-        decideGpu(rec_.graphs[s.index], s.index, i, s.start, slices);
+        decideGpu(ids_[i], i, s.start, slices);
         break;
       default:
         break;

@@ -128,8 +128,8 @@ class FlowWriter {
 
   // ---- A window ------------------------------------------------------------------
   // Decides the arrows of the window `layout` has laid out, after those of
-  // the windows before it.
-  void decide(const WindowLayout& layout);
+  // the windows before it; its records are read by `threads` threads.
+  void decide(const WindowLayout& layout, unsigned threads);
 
   // ---- Writing (const: the window's pieces at once) ------------------------------
   // The flows the launch call at `slot` of the window starts.
@@ -163,8 +163,10 @@ class FlowWriter {
   uint64_t accId(uint32_t correlation) const {
     return base_ + uint64_t{maxFlows_} * span_ + (correlation - lo_) + 1;
   }
-  template <typename R>
-  void decideGpu(const R& r, size_t index, size_t slot, uint64_t start, const Slice* slices);
+  // Each slot's correlation id, read from its record: a launching call's
+  // (source of drawn GPU work) or GPU work's, else 0.
+  void readIds(const Slice* slices, size_t n, unsigned threads);
+  void decideGpu(uint32_t c, size_t slot, uint64_t start, const Slice* slices);
 
   // What plan() reads from the records.
   struct Parts {
@@ -190,6 +192,7 @@ class FlowWriter {
   // give; the GPU slices written before their call (by id); the OpenACC
   // events' flows not yet ended (by id: their start, how many).
   std::vector<uint32_t> info_;
+  std::vector<uint32_t> ids_;  // by slot (readIds)
   std::vector<uint32_t> callIds_, callSlots_, callTaken_;
   WindowCalls windowCalls_;
   PendingCalls pending_;

@@ -95,7 +95,7 @@ void SourceWriter::writeWindow(unsigned threads) {
       p.sequence = (*nextSequence_)++;
     }
   }
-  flows_.decide(schedule_.layout());
+  flows_.decide(schedule_.layout(), threads);
   if (!pieces_)
     pieces_ = std::make_unique<PieceWriters>(trace_, rec_, tracks_, flows_, base_, offset_, threads);
   pieces_->write(schedule_.layout(), cut_, o_);
