@@ -51,12 +51,13 @@ done
 samples=()
 # cupti_taken, abnormal_end and contexts_streams are run by bad_input.sh, abnormal_end.sh and
 # robustness.sh; profiler_window, capture_steps and fork_children by capture.sh and children.sh;
-# timed_launches by kill_bound.sh.
+# timed_launches by kill_bound.sh; graph_while by graph_while.sh.
 for cu in samples/*.cu; do
   s=$(basename "$cu" .cu)
   case $s in
     cupti_taken | abnormal_end | endings | contexts_streams | profiler_window | capture_steps | fork_children | \
-      busy_threads | segv_recover | nvtx_unique_ranges | peer_copy | graph_branches | timed_launches) ;;
+      busy_threads | segv_recover | nvtx_unique_ranges | peer_copy | graph_branches | timed_launches | \
+      graph_while) ;;
     *) samples+=("$s") ;;
   esac
 done
@@ -152,6 +153,7 @@ else
     *) echo "gpu.spill_recover: FAILED" | tee -a "$LOGS/tests.log"; status=1 ;;
   esac
   run_script graph_windows tests/gpu/graph_windows.sh "$lib" "$TRACES/graph-windows"
+  run_script graph_while tests/gpu/graph_while.sh "$BUILD/samples/graph_while" "$lib" "$TRACES/graph-while"
   run_script doc_examples tests/docs/doc_examples.sh "$cli" "$BUILD/bench/rank_bench" "$(pwd)" --gpu
   run_script endings tests/gpu/endings.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/endings"
   run_script kill_bound tests/gpu/kill_bound.sh "$BUILD/samples" "$lib" "$cli" "$TRACES/kill-bound"
