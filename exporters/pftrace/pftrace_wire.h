@@ -174,10 +174,11 @@ class Output {
     stats.bytes += b.size();
     b.clear();
   }
-  // Bytes of whole packets (their counts are the caller's): large ones go
-  // to the stream as they are, after what is held.
+  // Bytes of whole packets (their counts are the caller's): those of a
+  // piece (64 KiB or more) go to the stream as they are, after what is
+  // held, not copied here first.
   void write(std::string_view bytes) {
-    if (out_ == nullptr || b.size() + bytes.size() < kFlushBytes) {
+    if (out_ == nullptr || (bytes.size() < (size_t{64} << 10) && b.size() + bytes.size() < kFlushBytes)) {
       b.bytes(bytes);
       return maybeFlush();
     }
