@@ -97,11 +97,13 @@ class ChunkStarts {
 // are skipped.
 // With `read`, f keeps no reference to a record past its call: spilled
 // chunks are read, not mapped (ChunkedVector::scan); scanStartIn below.
+// Only chunks [c0, c1) are read when those are given.
 template <typename T, typename Timed, typename F>
 void forEachStartIn(const ChunkedVector<T>& records, ChunkStarts& starts, bool planned, uint64_t from,
-                    uint64_t to, Timed&& timed, F&& f, bool read = false) {
+                    uint64_t to, Timed&& timed, F&& f, bool read = false, size_t c0 = 0,
+                    size_t c1 = SIZE_MAX) {
   std::unique_ptr<T[]> copy;
-  for (size_t c = 0; c < records.chunkCount(); ++c) {
+  for (size_t c = c0; c < records.chunkCount() && c < c1; ++c) {
     if (planned && !starts.mayStartIn(c, from, to)) continue;
     const T* p = read ? records.chunkRecords(c, copy) : records.chunkData(c);
     const size_t n = records.chunkSize(c);
@@ -118,8 +120,8 @@ void forEachStartIn(const ChunkedVector<T>& records, ChunkStarts& starts, bool p
 // forEachStartIn for a pass whose f keeps no reference to a record past its call.
 template <typename T, typename Timed, typename F>
 void scanStartIn(const ChunkedVector<T>& records, ChunkStarts& starts, bool planned, uint64_t from,
-                 uint64_t to, Timed&& timed, F&& f) {
-  forEachStartIn(records, starts, planned, from, to, timed, f, true);
+                 uint64_t to, Timed&& timed, F&& f, size_t c0 = 0, size_t c1 = SIZE_MAX) {
+  forEachStartIn(records, starts, planned, from, to, timed, f, true, c0, c1);
 }
 
 }  // namespace cuptitrace

@@ -62,6 +62,19 @@ class TimelineSlices {
  public:
   static constexpr uint32_t kNoTrack = UINT32_MAX;
 
+  // Tracks that name no track but say which slices have none, as `Tracks`
+  // does (only NVTX start/end ranges may have none): for a pass that needs
+  // the slices' starts, not their tracks.
+  template <typename Tracks>
+  struct StartsOnly {
+    Tracks& tracks;
+    uint32_t host(uint32_t) { return 0; }
+    uint32_t stream(uint32_t, uint32_t, uint32_t) { return 0; }
+    uint32_t sync(uint32_t) { return 0; }
+    uint32_t overhead() { return 0; }
+    uint32_t nvtxRange(size_t index, const NvtxRecord& r) { return tracks.nvtxRange(index, r); }
+  };
+
   explicit TimelineSlices(const TraceStore& store) : r_(store) {}
 
   // Reads every slice once or twice, so finding every track, and returns
@@ -71,23 +84,68 @@ class TimelineSlices {
     WindowPlanner planner(windowSlices);
     forEach(tracks, 0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.first(s.start); });
     planned_ = true;
-    if (planner.needsSecondPass())
-      forEach(tracks, 0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.second(s.start); });
+    if (planner.needsSecondPass()) {
+      // Every track is known by now: the second pass needs only the starts.
+      StartsOnly<Tracks> starts{tracks};
+      forEach(starts, 0, UINT64_MAX, [&](uint32_t, const Slice& s) { planner.second(s.start); });
+    }
     return planner.bounds();
   }
+
+  // A part of a pass: one chunk of one kind's records.
+  struct Part {
+    uint32_t kind;
+    uint32_t chunk;
+  };
+  static constexpr uint32_t kKinds = 9;
 
   // Calls f(track, slice) for every slice that starts in the window [from,
   // to) (forEachStartIn). Before planWindows, only the whole range.
   template <typename Tracks, typename F>
   void forEach(Tracks& tracks, uint64_t from, uint64_t to, F&& f) {
+    forEachIn(tracks, from, to, f, kKinds, 0);
+  }
+  // After planWindows: the parts that may start slices in [from, to), in
+  // forEach's order; forEach over part `p` alone. Parts may be read on
+  // several threads at once (each with Tracks of its own): forEach over the
+  // parts in turn calls f as forEach does.
+  void partsIn(uint64_t from, uint64_t to, std::vector<Part>& parts) const {
+    parts.clear();
+    auto add = [&](const auto& records, uint32_t kind) {
+      for (size_t c = 0; c < records.chunkCount(); ++c)
+        if (starts_[kind].mayStartIn(c, from, to)) parts.push_back({kind, static_cast<uint32_t>(c)});
+    };
+    add(r_.api, 0);
+    add(r_.nvtx, 1);
+    add(r_.kernels, 2);
+    add(r_.memcpys, 3);
+    add(r_.memsets, 4);
+    add(r_.graphs, 5);
+    add(r_.syncs, 6);
+    add(r_.overheads, 7);
+    add(r_.openacc, 8);
+  }
+  template <typename Tracks, typename F>
+  void forEachInPart(Tracks& tracks, uint64_t from, uint64_t to, Part p, F&& f) {
+    forEachIn(tracks, from, to, f, p.kind, p.chunk);
+  }
+
+ private:
+  // forEach over every kind (`only` kKinds) or over chunk `chunk` of kind `only`.
+  template <typename Tracks, typename F>
+  void forEachIn(Tracks& tracks, uint64_t from, uint64_t to, F&& f, uint32_t only, size_t chunk) {
     auto slice = [](const auto& r, size_t i, SliceSource source, uint16_t tie = 0) {
       return Slice{r.start, r.end, static_cast<uint32_t>(i), tie, source, 0};
     };
     // A lambda, not the function itself: a call through a function reference
     // is not always inlined, and this test runs for every record of every pass.
     auto timed = [](uint64_t start, uint64_t end) { return drawable(start, end); };
-    auto each = [&](const auto& records, size_t kind, auto&& visit) {
-      scanStartIn(records, starts_[kind], planned_, from, to, timed, visit);
+    auto each = [&](const auto& records, uint32_t kind, auto&& visit) {
+      if (only == kKinds) {
+        scanStartIn(records, starts_[kind], planned_, from, to, timed, visit);
+      } else if (kind == only) {
+        scanStartIn(records, starts_[kind], planned_, from, to, timed, visit, chunk, chunk + 1);
+      }
     };
     each(r_.api, 0, [&](const ApiRecord& r, size_t i) {
       const bool driver = r.domain == static_cast<uint8_t>(ApiDomain::Driver);
@@ -121,7 +179,6 @@ class TimelineSlices {
     });
   }
 
- private:
   const TimelineRecords r_;
   ChunkStarts starts_[9];  // by chunk of each kind's records, in forEach's order
   bool planned_ = false;
