@@ -16,6 +16,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/ordered_work.h"
 #include "core/side_task.h"
 #include "core/trace_store.h"
 #include "timeline/timeline_slices.h"
@@ -51,6 +52,9 @@ class WindowLayout {
     for (size_t t = 0; t < count; ++t) layouts_.emplace_back(policyOf(t));
     cur_.runs.assign(count, Run{});
   }
+
+  // Threads that read each window laid out ahead (layOutAhead): 1 by default.
+  void setThreads(unsigned threads) { threads_ = threads < 1 ? 1 : threads; }
 
   size_t windows() const { return bounds_.size() - 1; }
   // Window w holds the slices starting in [windowStart(w), windowEnd(w)), on
@@ -162,12 +166,71 @@ class WindowLayout {
     aheadWindow_ = w;
     // No thread to be had: laid out here and now, as it would have been.
     ahead_.emplace(true, [this, &ahead, w] {
-      group(ahead, w, next_);
+      if (threads_ > 1) {
+        groupInParts(ahead, w, next_);
+      } else {
+        group(ahead, w, next_);
+      }
       runLayouts(next_);
     });
   }
+  // group() with the window's parts (TimelineSlices::partsIn) read on
+  // threads_ threads, each with a copy of `tracks`, and placed in their
+  // order: the slices of each track in group()'s order.
+  template <typename Tracks>
+  void groupInParts(const Tracks& tracks, size_t w, Laid& laid) {
+    const uint64_t from = bounds_[w];
+    const uint64_t to = bounds_[w + 1];
+    slices_.partsIn(from, to, parts_);
+    found_.resize(parts_.size());
+    std::vector<Tracks> each(threads_, tracks);
+    runInOrder<PartSlices>(
+        parts_.size(), threads_, 2 * size_t{threads_},
+        [&](unsigned worker, size_t i, PartSlices& found) {
+          found.tracks.clear();
+          found.slices.clear();
+          slices_.forEachInPart(each[worker], from, to, parts_[i], [&](uint32_t t, const Slice& s) {
+            found.tracks.push_back(t);
+            found.slices.push_back(s);
+          });
+        },
+        [&](size_t i, PartSlices& found) {
+          found_[i].tracks.swap(found.tracks);
+          found_[i].slices.swap(found.slices);
+        });
+    std::vector<Run>& runs = laid.runs;
+    runs.assign(layouts_.size(), Run{});
+    for (const PartSlices& part : found_)
+      for (const uint32_t t : part.tracks)
+        if (t < runs.size()) ++runs[t].count;
+    size_t total = 0;
+    for (Run& r : runs) {
+      r.first = total;
+      total += r.count;
+      r.count = 0;
+    }
+    laid.window.resize(total);
+    for (PartSlices& part : found_) {
+      for (size_t k = 0; k < part.tracks.size(); ++k) {
+        const uint32_t t = part.tracks[k];
+        if (t >= runs.size()) continue;
+        Run& r = runs[t];
+        laid.window[r.first + r.count++] = part.slices[k];
+      }
+      part = PartSlices{};  // a window's worth, not kept from one window to the next
+    }
+  }
+
+  // What each part of a window read ahead found (groupInParts).
+  struct PartSlices {
+    std::vector<uint32_t> tracks;
+    std::vector<Slice> slices;
+  };
 
   TimelineSlices slices_;
+  unsigned threads_ = 1;                       // reading a window ahead
+  std::vector<TimelineSlices::Part> parts_;   // of the window read ahead
+  std::vector<PartSlices> found_;             // by part
   std::vector<uint64_t> bounds_;      // the windows' bounds (slice_windows.h)
   Laid cur_;                          // the window laid out
   Laid next_;                         // the next, while it is laid out ahead

@@ -115,7 +115,9 @@ class ChromeJsonWriter {
         nvtx_(rec_, tracks_, events, strings_, args_),
         windowSlices_(windowSlices),
         threads_(threads),
-        layout_(trace_.store) {}
+        layout_(trace_.store) {
+    layout_.setThreads(threads);
+  }
 
   // Plans the layout; then the trace's own base and ids are known. The
   // base timestamp is picked (track_layout.h) and the records that cannot

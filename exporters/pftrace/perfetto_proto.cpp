@@ -58,7 +58,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
   uint64_t uuid = 1;
   uint32_t sequence = 1;
   for (const TimelineInput& in : inputs) {
-    sources.push_back(std::make_unique<SourceWriter>(in, o, uuid, sequence, windowSlices));
+    sources.push_back(std::make_unique<SourceWriter>(in, o, uuid, sequence, windowSlices, threads));
     SourceWriter& s = *sources.back();
     s.plan();
     uuid = s.endUuid();
@@ -109,7 +109,7 @@ PerfettoExportStats writeTimeline(const std::vector<TimelineInput>& inputs, std:
       // Memory and metric samples up to the window's end, on their own sequences.
       if (memory[i]) o.write(more ? memory[i]->takeUntil(s.windowEndWall()) : memory[i]->rest());
       if (metrics[i]) o.write(more ? metrics[i]->takeUntil(s.windowEndWall()) : metrics[i]->rest());
-      s.writeWindow(threads);
+      s.writeWindow();
       if (!more) break;
       s.nextWindow();
     }

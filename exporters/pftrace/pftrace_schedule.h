@@ -52,10 +52,13 @@ struct Piece {
 
 class EventSchedule {
  public:
-  // With `ahead`, each next window is laid out on a thread of its own while
-  // the events of one are written (WindowLayout::layOutAhead).
-  EventSchedule(const TraceStore& store, TrackRegistry& tracks, bool ahead)
-      : tracks_(tracks), ahead_(ahead), layout_(store) {}
+  // With more than one of `threads`, each next window is laid out on a
+  // thread of its own while the events of one are written, its records read
+  // by `threads` threads (WindowLayout::layOutAhead).
+  EventSchedule(const TraceStore& store, TrackRegistry& tracks, unsigned threads)
+      : tracks_(tracks), ahead_(threads > 1), layout_(store) {
+    layout_.setThreads(threads);
+  }
 
   // ---- Planning ------------------------------------------------------------------
   // Reads every slice once or twice, naming its track, and plans the windows.

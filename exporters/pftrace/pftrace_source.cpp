@@ -3,12 +3,11 @@
 #include <algorithm>
 
 #include "core/side_task.h"
-#include "core/writer_threads.h"
 
 namespace cuptitrace::pftrace {
 
 SourceWriter::SourceWriter(const TimelineInput& input, Output& out, uint64_t firstUuid,
-                           uint32_t firstSequence, size_t windowSlices)
+                           uint32_t firstSequence, size_t windowSlices, unsigned threads)
     : in_(input),
       trace_(*input.trace),
       o_(out),
@@ -16,8 +15,9 @@ SourceWriter::SourceWriter(const TimelineInput& input, Output& out, uint64_t fir
       offset_(static_cast<uint64_t>(trace_.meta.wallClockOffsetNs())),
       firstSequence_(firstSequence),
       windowSlices_(windowSlices),
+      threads_(threads),
       tracks_(trace_, rec_.nvtx, firstUuid),
-      schedule_(trace_.store, tracks_, writerThreads() > 1),
+      schedule_(trace_.store, tracks_, threads),
       interner_(trace_.strings),
       events_(out, interner_),
       flows_(trace_, rec_) {}
@@ -28,7 +28,7 @@ void SourceWriter::plan() {
   // The arrows' planning reads the calls and the GPU work, and nothing the
   // rest of planning changes: with a core to spare it runs beside it.
   // So does the scan for the clock's reference.
-  const bool beside = writerThreads() > 1;
+  const bool beside = threads_ > 1;
   SideTask flows(beside, [this] { flows_.plan(); });
   TimelineBase scan;
   SideTask scanning(beside, [&] { scan = scanTimeline(trace_); });
@@ -71,7 +71,7 @@ void SourceWriter::writeHeader() {
   writeDescription(events_, interner_, in_, base_, counts_);
 }
 
-void SourceWriter::writeWindow(unsigned threads) {
+void SourceWriter::writeWindow() {
   if (schedule_.windows() == 0) return;
   schedule_.cut(cut_, lanesUsed_);
   // The lanes the window opens, described before their slices; their uuids
@@ -95,9 +95,9 @@ void SourceWriter::writeWindow(unsigned threads) {
       p.sequence = (*nextSequence_)++;
     }
   }
-  flows_.decide(schedule_.layout(), threads);
+  flows_.decide(schedule_.layout(), threads_);
   if (!pieces_)
-    pieces_ = std::make_unique<PieceWriters>(trace_, rec_, tracks_, flows_, base_, offset_, threads);
+    pieces_ = std::make_unique<PieceWriters>(trace_, rec_, tracks_, flows_, base_, offset_, threads_);
   pieces_->write(schedule_.layout(), cut_, o_);
 }
 

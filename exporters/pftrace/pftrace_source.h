@@ -34,9 +34,10 @@ namespace cuptitrace::pftrace {
 class SourceWriter {
  public:
   // Its uuids start at `firstUuid` (its host process), its sequence ids at
-  // `firstSequence` (the main sequence, then one per track).
+  // `firstSequence` (the main sequence, then one per track); it is written
+  // by `threads` threads (>= 1).
   SourceWriter(const TimelineInput& input, Output& out, uint64_t firstUuid, uint32_t firstSequence,
-               size_t windowSlices);
+               size_t windowSlices, unsigned threads);
   ~SourceWriter();
 
   // Finds the tracks, plans the windows and the arrows; then the ids used
@@ -65,8 +66,8 @@ class SourceWriter {
   // are those starting before it), the last one nowhere.
   bool moreWindows() const { return schedule_.moreWindows(); }
   uint64_t windowEndWall() const { return schedule_.windowEnd() + offset_; }
-  // Writes the window laid out on `threads` threads.
-  void writeWindow(unsigned threads);
+  // Writes the window laid out.
+  void writeWindow();
   void nextWindow() { schedule_.nextWindow(); }
   // The wall-clock time of its latest event written.
   uint64_t lastWall() const;
@@ -82,6 +83,7 @@ class SourceWriter {
   const uint64_t offset_;  // wall clock minus trace clock, modulo 2^64
   const uint32_t firstSequence_;
   const size_t windowSlices_;
+  const unsigned threads_;
 
   TrackRegistry tracks_;
   EventSchedule schedule_;
