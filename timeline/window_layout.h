@@ -141,18 +141,23 @@ class WindowLayout {
     slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice&) {
       if (t < runs.size()) ++runs[t].count;
     });
+    laid.window.resize(placeRuns(runs));
+    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice& s) {
+      if (t >= runs.size()) return;
+      Run& r = runs[t];
+      laid.window[r.first + r.count++] = s;
+    });
+  }
+  // Each run's place after the ones before it, from the counts in them
+  // (counts reset, to count the slices as they are put); the slices in all.
+  static size_t placeRuns(std::vector<Run>& runs) {
     size_t total = 0;
     for (Run& r : runs) {
       r.first = total;
       total += r.count;
       r.count = 0;
     }
-    laid.window.resize(total);
-    slices_.forEach(tracks, from, to, [&](uint32_t t, const Slice& s) {
-      if (t >= runs.size()) return;
-      Run& r = runs[t];
-      laid.window[r.first + r.count++] = s;
-    });
+    return total;
   }
   // Track t's run of its layout over its slices in `laid`; every track's.
   void runLayout(Laid& laid, size_t t);
@@ -203,13 +208,7 @@ class WindowLayout {
     for (const PartSlices& part : found_)
       for (const uint32_t t : part.tracks)
         if (t < runs.size()) ++runs[t].count;
-    size_t total = 0;
-    for (Run& r : runs) {
-      r.first = total;
-      total += r.count;
-      r.count = 0;
-    }
-    laid.window.resize(total);
+    laid.window.resize(placeRuns(runs));
     for (PartSlices& part : found_) {
       for (size_t k = 0; k < part.tracks.size(); ++k) {
         const uint32_t t = part.tracks[k];
