@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/trace.h"
@@ -31,6 +32,7 @@ using cuptitrace::testing::perfetto::Decoded;
 using cuptitrace::testing::perfetto::decodePerfetto;
 using cuptitrace::testing::perfetto::Event;
 using cuptitrace::testing::perfetto::SliceOut;
+namespace f = cuptitrace::testing::perfetto::f;
 
 namespace {
 
@@ -250,6 +252,23 @@ void checkValid(const Written& w) {
   CHECK(w.stats.bytes == w.bytes.size());
   CHECK(w.stats.events == d.events.size());
   CHECK(w.stats.packets == d.packets.size());
+  // A reader that pairs each track's begins and ends in file order, not by
+  // time, gets the same slices: every piece ends what it begins before the
+  // next piece's packets.
+  std::multiset<std::tuple<uint64_t, uint64_t, uint64_t>> byTime, byFile;
+  for (const SliceOut& s : d.slices) byTime.insert({s.begin.track, s.begin.wall, s.endWall});
+  std::map<uint64_t, std::vector<const Event*>> open;
+  for (const Event& e : d.events) {
+    if (e.type == f::kBegin) {
+      open[e.track].push_back(&e);
+    } else if (e.type == f::kEnd) {
+      auto& stack = open[e.track];
+      REQUIRE(!stack.empty());
+      byFile.insert({e.track, stack.back()->wall, e.wall});
+      stack.pop_back();
+    }
+  }
+  CHECK(byFile == byTime);
   const Timeline t = timeline(d);
   CHECK(t.flowStarts == w.stats.flows);
   CHECK(t.flowEnds == w.stats.flows);
