@@ -141,11 +141,10 @@ class TimelineSlices {
     // is not always inlined, and this test runs for every record of every pass.
     auto timed = [](uint64_t start, uint64_t end) { return drawable(start, end); };
     auto each = [&](const auto& records, uint32_t kind, auto&& visit) {
-      if (only == kKinds) {
-        scanStartIn(records, starts_[kind], planned_, from, to, timed, visit);
-      } else if (kind == only) {
-        scanStartIn(records, starts_[kind], planned_, from, to, timed, visit, chunk, chunk + 1);
-      }
+      if (only != kKinds && kind != only) return;
+      const size_t c0 = only == kKinds ? 0 : chunk;
+      const size_t c1 = only == kKinds ? SIZE_MAX : chunk + 1;
+      scanStartIn(records, starts_[kind], planned_, from, to, timed, visit, c0, c1);
     };
     each(r_.api, 0, [&](const ApiRecord& r, size_t i) {
       const bool driver = r.domain == static_cast<uint8_t>(ApiDomain::Driver);
