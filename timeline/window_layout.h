@@ -91,8 +91,12 @@ class WindowLayout {
   // slices laid out, their lanes and the layout's counts are the same.
   template <typename Tracks, typename Ahead>
   void layOutAhead(Tracks& tracks, Ahead& ahead, size_t w) {
-    if (!takeAhead(w)) {
-      group(tracks, w, cur_);
+    if (!takeAhead(w)) {  // the first window: its records read by threads_ threads too
+      if (threads_ > 1) {
+        groupInParts(ahead, w, cur_);
+      } else {
+        group(tracks, w, cur_);
+      }
       runLayouts(cur_);
     }
     if (w + 1 < windows()) startAhead(ahead, w + 1);
