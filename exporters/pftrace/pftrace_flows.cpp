@@ -89,7 +89,7 @@ uint64_t FlowWriter::idCount() const {
 }
 
 void FlowWriter::readIds(const Slice* slices, size_t n, unsigned threads) {
-  ids_.assign(n, 0);
+  info_.assign(n, 0);
   const FlowSources& sources = parts_->sources;
   constexpr size_t kPart = 65536;
   const size_t parts = (n + kPart - 1) / kPart;
@@ -104,20 +104,20 @@ void FlowWriter::readIds(const Slice* slices, size_t n, unsigned threads) {
             case SliceSource::ApiRuntime:
             case SliceSource::ApiDriver: {
               const ApiRecord& r = rec_.api[s.index];
-              if (sources.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId)) ids_[i] = r.correlationId;
+              if (sources.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId)) info_[i] = r.correlationId;
               break;
             }
             case SliceSource::Kernel:
-              ids_[i] = parts_->bodies.correlation(rec_.kernels[s.index], s.index);
+              info_[i] = parts_->bodies.correlation(rec_.kernels[s.index], s.index);
               break;
             case SliceSource::Memcpy:
-              ids_[i] = parts_->bodies.correlation(rec_.memcpys[s.index], s.index);
+              info_[i] = parts_->bodies.correlation(rec_.memcpys[s.index], s.index);
               break;
             case SliceSource::Memset:
-              ids_[i] = parts_->bodies.correlation(rec_.memsets[s.index], s.index);
+              info_[i] = parts_->bodies.correlation(rec_.memsets[s.index], s.index);
               break;
             case SliceSource::Graph:
-              ids_[i] = parts_->bodies.correlation(rec_.graphs[s.index], s.index);
+              info_[i] = parts_->bodies.correlation(rec_.graphs[s.index], s.index);
               break;
             default:
               break;
@@ -160,16 +160,19 @@ void FlowWriter::decideGpu(uint32_t c, size_t slot, uint64_t start, const Slice*
 void FlowWriter::decide(const WindowLayout& layout, unsigned threads) {
   const size_t n = layout.tracks() == 0 ? 0 : layout.end(layout.tracks() - 1);
   const Slice* slices = layout.slices();
-  info_.assign(n, 0);
+  // info_ holds each slot's id (readIds) until the passes below put their
+  // answers in its place, the calls' in the first, the GPU slices' in the second.
+  readIds(slices, n, threads);
   callIds_.clear();
   callSlots_.clear();
-  readIds(slices, n, threads);
+  callIds_.reserve(n);  // pages are touched only as the calls fill them: no copy as they grow
+  callSlots_.reserve(n);
   // The window's calls first: a GPU slice of the window may follow a call
   // of the window on any track.
   for (size_t i = 0; i < n; ++i) {
     const Slice& s = slices[i];
     if (s.source == SliceSource::ApiRuntime || s.source == SliceSource::ApiDriver) {
-      const uint32_t c = ids_[i];
+      const uint32_t c = info_[i];
       if (c == 0) continue;
       uint32_t flows = 1;
       if (!moreGpu_.empty()) {
@@ -206,9 +209,12 @@ void FlowWriter::decide(const WindowLayout& layout, unsigned threads) {
       case SliceSource::Kernel:
       case SliceSource::Memcpy:
       case SliceSource::Memset:
-      case SliceSource::Graph:
-        decideGpu(ids_[i], i, s.start, slices);
+      case SliceSource::Graph: {
+        const uint32_t c = info_[i];
+        info_[i] = 0;
+        decideGpu(c, i, s.start, slices);
         break;
+      }
       default:
         break;
     }

@@ -163,8 +163,8 @@ class FlowWriter {
   uint64_t accId(uint32_t correlation) const {
     return base_ + uint64_t{maxFlows_} * span_ + (correlation - lo_) + 1;
   }
-  // Each slot's correlation id, read from its record: a launching call's
-  // (source of drawn GPU work) or GPU work's, else 0.
+  // Each slot's correlation id into info_, read from its record: a
+  // launching call's (source of drawn GPU work) or GPU work's, else 0.
   void readIds(const Slice* slices, size_t n, unsigned threads);
   void decideGpu(uint32_t c, size_t slot, uint64_t start, const Slice* slices);
 
@@ -192,7 +192,6 @@ class FlowWriter {
   // give; the GPU slices written before their call (by id); the OpenACC
   // events' flows not yet ended (by id: their start, how many).
   std::vector<uint32_t> info_;
-  std::vector<uint32_t> ids_;  // by slot (readIds)
   std::vector<uint32_t> callIds_, callSlots_, callTaken_;
   WindowCalls windowCalls_;
   PendingCalls pending_;
