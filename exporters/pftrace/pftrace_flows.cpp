@@ -6,47 +6,6 @@
 
 namespace cuptitrace::pftrace {
 
-void PendingCalls::grow() {
-  std::vector<Entry> old = std::move(table_);
-  const size_t size = old.empty() ? 64 : 2 * old.size();
-  table_.assign(size, Entry{});
-  mask_ = size - 1;
-  shift_ = 64;
-  for (size_t n = size; n > 1; n >>= 1) --shift_;
-  used_ = 0;
-  for (const Entry& e : old)
-    if (e.correlation != 0) add(e.correlation) = e.call;
-}
-
-PendingCalls::Call& PendingCalls::add(uint32_t correlation) {
-  if (2 * (used_ + 1) > table_.size()) grow();
-  size_t i = home(correlation);
-  while (table_[i].correlation != 0 && table_[i].correlation != correlation) i = (i + 1) & mask_;
-  if (table_[i].correlation == 0) {
-    table_[i].correlation = correlation;
-    ++used_;
-  }
-  table_[i].call = Call{};
-  return table_[i].call;
-}
-
-void PendingCalls::erase(uint32_t correlation) {
-  size_t i = home(correlation);
-  for (; table_[i].correlation != correlation; i = (i + 1) & mask_)
-    if (table_[i].correlation == 0) return;
-  // Closes the hole: each later entry of the run moves into it when the
-  // hole lies between the entry's home and where it is.
-  size_t hole = i;
-  for (size_t j = (i + 1) & mask_; table_[j].correlation != 0; j = (j + 1) & mask_) {
-    if (((j - home(table_[j].correlation)) & mask_) >= ((j - hole) & mask_)) {
-      table_[hole] = table_[j];
-      hole = j;
-    }
-  }
-  table_[hole] = Entry{};
-  --used_;
-}
-
 void WindowCalls::index(const std::vector<uint32_t>& ids) {
   uint32_t lo = UINT32_MAX, hi = 0;
   for (const uint32_t id : ids) {
@@ -148,11 +107,14 @@ void FlowWriter::decideGpu(uint32_t c, size_t slot, uint64_t start, const Slice*
     }
     return;
   }
-  if (PendingCalls::Call* p = pending_.find(c)) {  // its call began in an earlier window
-    info_[slot] |= ++p->next;
-    ++written_;
-    if (--p->remaining == 0) pending_.erase(c);
-    return;
+  if (!pending_.empty()) {
+    const auto it = pending_.find(c);
+    if (it != pending_.end()) {  // its call began in an earlier window
+      info_[slot] |= ++it->second.next;
+      ++written_;
+      if (--it->second.remaining == 0) pending_.erase(it);
+      return;
+    }
   }
   ++early_[c];  // its call comes in a later window, or is not drawn
 }
@@ -223,9 +185,7 @@ void FlowWriter::decide(const WindowLayout& layout, unsigned threads) {
   for (size_t k = 0; k < callIds_.size(); ++k) {
     const uint32_t flows = info_[callSlots_[k]];
     if (flows <= callTaken_[k]) continue;
-    PendingCalls::Call& p = pending_.add(callIds_[k]);
-    p.next = callTaken_[k];
-    p.remaining = flows - callTaken_[k];
+    pending_[callIds_[k]] = Pending{callTaken_[k], flows - callTaken_[k]};
   }
 }
 

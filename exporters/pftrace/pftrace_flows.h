@@ -43,41 +43,6 @@
 
 namespace cuptitrace::pftrace {
 
-// Calls of earlier windows whose flows are not all taken yet, by
-// correlation id: an open-addressing table (linear probing). Id 0 never has
-// a call to start from: it marks a free entry.
-class PendingCalls {
- public:
-  struct Call {
-    uint32_t next = 0;       // the ordinal of its next flow
-    uint32_t remaining = 0;  // its flows not yet taken
-  };
-  Call& add(uint32_t correlation);
-  Call* find(uint32_t correlation) {
-    if (used_ == 0) return nullptr;
-    for (size_t i = home(correlation);; i = (i + 1) & mask_) {
-      if (table_[i].correlation == correlation) return &table_[i].call;
-      if (table_[i].correlation == 0) return nullptr;
-    }
-  }
-  void erase(uint32_t correlation);
-
- private:
-  struct Entry {
-    uint32_t correlation = 0;
-    Call call;
-  };
-  size_t home(uint32_t correlation) const {
-    return static_cast<size_t>((correlation * 0x9E3779B97F4A7C15ull) >> shift_);
-  }
-  void grow();
-
-  std::vector<Entry> table_;
-  size_t mask_ = 0;
-  unsigned shift_ = 64;
-  size_t used_ = 0;
-};
-
 // The launching calls of one window, by correlation id: a table over the
 // ids' range when they are dense enough (the usual case: a window's calls
 // took most ids of its range), else a hash map.
@@ -194,7 +159,11 @@ class FlowWriter {
   std::vector<uint32_t> info_;
   std::vector<uint32_t> callIds_, callSlots_, callTaken_;
   WindowCalls windowCalls_;
-  PendingCalls pending_;
+  struct Pending {
+    uint32_t next = 0;       // the ordinal of its next flow
+    uint32_t remaining = 0;  // its flows not yet taken
+  };
+  std::unordered_map<uint32_t, Pending> pending_;  // calls of earlier windows, by id: few
   std::unordered_map<uint32_t, uint32_t> early_;
   std::unordered_map<uint32_t, std::pair<uint64_t, uint32_t>> accPending_;  // (start, count)
   uint64_t written_ = 0;
