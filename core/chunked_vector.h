@@ -122,6 +122,11 @@ class ChunkedVector {
   }
   bool chunkSpilled(size_t c) const { return chunks_[c].spillId != kInMemory; }
   uint32_t chunkSpillId(size_t c) const { return chunks_[c].spillId; }
+  // Where spilled chunk `c`'s records lie in the spill file (SpillFile::chunkSource):
+  // its descriptor, or -1 for a chunk in memory.
+  int chunkSource(size_t c, uint64_t& offset) const {
+    return chunkSpilled(c) && spill_ != nullptr ? spill_->chunkSource(chunks_[c].spillId, offset) : -1;
+  }
   const T* chunkData(size_t c) const {
     const Chunk& chunk = chunks_[c];
     if (chunk.spillId != kInMemory) spill_->touch(chunk.spillId);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
 #include <utility>
@@ -97,6 +98,74 @@ int FdStreamBuf::handOver() {
   return 0;
 }
 
+int FdStreamBuf::putHeld(const char* p, size_t n) {
+  Job job;
+  job.held = p;
+  job.size = n;
+  return putJob(std::move(job));
+}
+
+int FdStreamBuf::putFrom(int srcFd, uint64_t srcOffset, size_t n) {
+  Job job;
+  job.srcFd = srcFd;
+  job.srcOffset = srcOffset;
+  job.size = n;
+  return putJob(std::move(job));
+}
+
+int FdStreamBuf::putJob(Job job) {
+  // The bytes gathered before these go first.
+  if (handOver() != 0) return -1;
+  if (job.size == 0) return 0;
+  if (writers_.empty()) {
+    job.offset = UINT64_MAX;
+    return runJob(job);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (error_ != 0) return -1;
+  job.offset = offset_;
+  offset_ += job.size;
+  queue_.push_back(std::move(job));
+  ++inFlight_;
+  changed_.notify_all();
+  return 0;
+}
+
+int FdStreamBuf::runJob(const Job& job) {
+  if (job.srcFd >= 0) return copyAt(job.srcFd, job.srcOffset, job.size, job.offset);
+  return writeAt(job.held != nullptr ? job.held : job.bytes.data(), job.size, job.offset);
+}
+
+int FdStreamBuf::copyAt(int srcFd, uint64_t srcOffset, size_t n, uint64_t offset) {
+  if (writers_.empty() && error_ != 0) return -1;
+  // The kernel copies between the two files' pages (or shares their blocks).
+  auto in = static_cast<off64_t>(srcOffset);
+  auto out = static_cast<off64_t>(offset);
+  while (n > 0) {
+    const ssize_t c = ::copy_file_range(srcFd, &in, fd_, offset == UINT64_MAX ? nullptr : &out, n, 0);
+    if (c < 0 && errno == EINTR) continue;
+    if (c <= 0) break;  // the rest by hand: no such call, other file systems, a short source
+    n -= static_cast<size_t>(c);
+  }
+  if (n == 0) return 0;
+  // Read and written here, a block at a time.
+  std::vector<char> block(std::min<size_t>(n, bufferBytes_));
+  while (n > 0) {
+    const ssize_t r = ::pread(srcFd, block.data(), std::min(n, block.size()), in);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      keepError(r < 0 ? errno : EIO);
+      return -1;
+    }
+    if (writeAt(block.data(), static_cast<size_t>(r), offset == UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(out)) != 0)
+      return -1;
+    in += r;
+    out += r;
+    n -= static_cast<size_t>(r);
+  }
+  return 0;
+}
+
 void FdStreamBuf::waitIdle() {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return inFlight_ == 0; });
@@ -112,9 +181,9 @@ void FdStreamBuf::writeLoop() {
     queue_.pop_front();
     const bool failed = error_ != 0;
     lock.unlock();
-    if (!failed) writeAt(job.bytes.data(), job.size, job.offset);
+    if (!failed) runJob(job);
     lock.lock();
-    free_.push_back(std::move(job.bytes));
+    if (!job.bytes.empty()) free_.push_back(std::move(job.bytes));
     --inFlight_;
     changed_.notify_all();
   }

@@ -34,6 +34,17 @@ class FdStreamBuf : public std::streambuf {
   // so far is written (or failed) on return.
   int error();
 
+  // The next `n` bytes of the file, taken from where they are rather than
+  // copied into a buffer (large blocks that are already laid out, such as a
+  // trace store's chunks): `p` must stay valid and unchanged until error()
+  // returns. 0, or -1 once a write failed.
+  int putHeld(const char* p, size_t n);
+  // The next `n` bytes of the file copied from file `srcFd` at `srcOffset` by
+  // the kernel (copy_file_range; read and written here where it cannot), with
+  // no page of either mapped into the process. `srcFd` must stay open until
+  // error() returns. 0, or -1 once a write failed.
+  int putFrom(int srcFd, uint64_t srcOffset, size_t n);
+
   static constexpr size_t kDefaultBufferBytes = size_t{1} << 20;
 
  protected:
@@ -41,13 +52,23 @@ class FdStreamBuf : public std::streambuf {
   int sync() override;
 
  private:
+  // A full buffer (bytes), or bytes held by the caller (held), or a range
+  // of another file (srcFd at srcOffset), `size` bytes at `offset`.
   struct Job {
     std::vector<char> bytes;
+    const char* held = nullptr;
+    int srcFd = -1;
+    uint64_t srcOffset = 0;
     size_t size = 0;
     uint64_t offset = 0;
   };
 
   int handOver();
+  // Queues a job that has no buffer of ours, after the bytes gathered.
+  int putJob(Job job);
+  int runJob(const Job& job);
+  // The copy of file range jobs; UINT64_MAX: at the file's position.
+  int copyAt(int srcFd, uint64_t srcOffset, size_t n, uint64_t offset);
   void waitIdle();
   void writeLoop();
   // 0, or -1 with the first error kept (later bytes are dropped: the file fails).

@@ -247,6 +247,12 @@ bool SpillFile::readChunk(uint32_t id, void* out, uint64_t bytes) const {
   return true;
 }
 
+int SpillFile::chunkSource(uint32_t id, uint64_t& offset) const {
+  if (fd_ < 0 || id >= chunks_.size()) return -1;
+  offset = chunks_[id].recordsOffset;
+  return fd_;
+}
+
 bool SpillFile::rewriteChunk(uint32_t id, const void* records, uint32_t count) {
   if (readOnly_ || failed() || fd_ < 0 || id >= chunks_.size()) return false;
   const Chunk& c = chunks_[id];

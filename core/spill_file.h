@@ -90,6 +90,10 @@ class SpillFile {
   // 64 KiB and, to drop it, a TLB flush on every core the process runs on.
   // False when the file cannot be read there.
   bool readChunk(uint32_t id, void* out, uint64_t bytes) const;
+  // Where a chunk's records lie in the file, for a copy the kernel makes
+  // (copy_file_range) without mapping or reading them: the file's descriptor,
+  // and the records' offset in `offset`; -1 when there is no such chunk.
+  int chunkSource(uint32_t id, uint64_t& offset) const;
 
   // Reading: the mapped bytes at [offset, offset + length), which must lie
   // inside the file (and, while writing, inside one segment); nullptr otherwise.

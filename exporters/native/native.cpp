@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/binary_io.h"
+#include "core/fd_stream.h"
 #include "core/trace_info_io.h"
 
 namespace cuptitrace {
@@ -148,11 +149,22 @@ class NativeWriter {
     w_.u64(count);
     flush();
     // Straight from the store's chunks: each chunk's records are contiguous.
-    for (size_t i = 0; i < count;) {
-      const size_t run = std::min<size_t>(ChunkRecords - i % ChunkRecords, count - i);
-      out_.write(reinterpret_cast<const char*>(&records[i]),
-                 static_cast<std::streamsize>(run * sizeof(T)));
-      i += run;
+    // Into a file, they are not copied here: the file's writer threads write
+    // a chunk in memory from where it is, and the kernel copies a spilled
+    // one from the spill file (no page of it mapped in).
+    auto* file = dynamic_cast<FdStreamBuf*>(out_.rdbuf());
+    for (size_t c = 0; c < records.chunkCount(); ++c) {
+      const size_t bytes = records.chunkSize(c) * sizeof(T);
+      uint64_t offset = 0;
+      const int spillFd = file != nullptr ? records.chunkSource(c, offset) : -1;
+      if (spillFd >= 0) {
+        if (file->putFrom(spillFd, offset, bytes) != 0) out_.setstate(std::ios::badbit);
+      } else if (file != nullptr && !records.chunkSpilled(c)) {
+        if (file->putHeld(reinterpret_cast<const char*>(records.chunkData(c)), bytes) != 0)
+          out_.setstate(std::ios::badbit);
+      } else {
+        out_.write(reinterpret_cast<const char*>(records.chunkData(c)), static_cast<std::streamsize>(bytes));
+      }
     }
   }
 

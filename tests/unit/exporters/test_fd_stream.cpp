@@ -104,3 +104,63 @@ TEST_CASE("fd stream: a failed write is kept and later bytes are refused", "[exp
     CHECK(WEXITSTATUS(status) == 0);
   }
 }
+
+TEST_CASE("fd stream: held bytes and ranges of another file go in order with the buffered ones", "[export]") {
+  TempDir dir;
+  const std::string text = content();
+  // The source file of the ranges: the same bytes, so any range is known.
+  const fs::path source = dir.path() / "source";
+  {
+    std::ofstream s(source, std::ios::binary);
+    s << text;
+  }
+  const int src = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(src >= 0);
+  for (unsigned threads : {0u, 1u, 3u, 8u}) {
+    const fs::path path = dir.path() / ("mixed-" + std::to_string(threads));
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    REQUIRE(fd >= 0);
+    std::string expected;
+    {
+      FdStreamBuf buf(fd, threads, 65536);
+      std::ostream out(&buf);
+      size_t at = 0, step = 1;
+      while (at < text.size()) {
+        const size_t n = std::min(step * 4099 % 300007 + 1, text.size() - at);
+        switch (step % 3) {
+          case 0:
+            out.write(text.data() + at, static_cast<std::streamsize>(n));
+            break;
+          case 1:
+            CHECK(buf.putHeld(text.data() + at, n) == 0);
+            break;
+          default:
+            CHECK(buf.putFrom(src, at, n) == 0);
+            break;
+        }
+        expected.append(text, at, n);
+        at += n;
+        ++step;
+        out << '|';  // a buffered byte between each two
+        expected += '|';
+      }
+      out.flush();
+      CHECK(buf.error() == 0);
+      CHECK(out.good());
+    }
+    ::close(fd);
+    INFO(threads << " threads");
+    CHECK(slurp(path) == expected);
+  }
+  // A range the source does not hold fails the file.
+  const fs::path path = dir.path() / "short";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  {
+    FdStreamBuf buf(fd, 2, 65536);
+    buf.putFrom(src, text.size() - 10, 100);
+    CHECK(buf.error() == EIO);
+  }
+  ::close(fd);
+  ::close(src);
+}

@@ -25,6 +25,7 @@
 #include "core/trace.h"
 #include "core/writer_threads.h"
 #include "exporters/export_all.h"
+#include "exporters/native/native.h"
 #include "exporters/json/chrome_json.h"
 #include "exporters/json/json_window_pieces.h"
 #include "exporters/pftrace/perfetto_proto.h"
@@ -274,6 +275,18 @@ TEST_CASE("parallel outputs: every format written at once is the bytes of one th
   }
   std::printf("parallel outputs: %zu files (%zu bytes) identical with 1 and 4 writer threads (the database's rows)\n",
               files, bytes);
+  // The native trace's chunks go to the file without a copy (spilled ones
+  // copied by the kernel from the spill file): the bytes written to a stream.
+  std::ostringstream native;
+  writeNative(t, native);
+  size_t natives = 0;
+  for (const auto* written : {&one.written, &all.written})
+    for (const std::string& path : *written)
+      if (std::filesystem::path(path).extension() == ".native") {
+        CHECK(readFile(path) == native.str());
+        ++natives;
+      }
+  CHECK(natives == 2);
 }
 
 TEST_CASE("parallel pieces: results handed on in order, however the threads finish", "[parallel]") {
