@@ -34,6 +34,9 @@
 #include "core/journal.h"
 #include "core/parse.h"
 #include "core/trace.h"
+#include "core/config.h"
+#include "core/writer_threads.h"
+#include "exporters/export_all.h"
 #include "exporters/json/chrome_json.h"
 #include "exporters/csv/csv.h"
 #include "exporters/native/native.h"
@@ -190,7 +193,11 @@ int main(int argc, char** argv) {
   uint64_t total = growth;
   if (!format.empty()) {
     // As the tracer does at exit: records make room for the exporters' own memory.
-    makeRoomForExport(*trace, 32);
+    const uint32_t mask = format == "json"      ? kFormatJson
+                          : format == "pftrace" ? kFormatPftrace
+                          : format == "csv"     ? kFormatCsv
+                                                : kFormatNative;
+    makeRoomForExport(*trace, exportRoomBytes(mask, false, trace->store.count(RecordKind::Nvtx), writerThreads()));
     const auto exportStart = std::chrono::steady_clock::now();
     bench::CountingBuf buf;
     std::ostream out(&buf);

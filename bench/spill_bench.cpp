@@ -9,7 +9,7 @@
 // Defaults: 20 million kernels, the default cap (512M), auto, DIR /tmp (where
 // the journal goes). For a quick run scale the cap with the count: 2 million
 // kernels and --cap 51M spill the same share as 20 million under 512M.
-// Before exporting, records in memory make room for the exporters' indexes
+// Before exporting, records in memory make room for the exporters' own memory
 // as the tracer does at exit (makeRoomForExport); --keep-memory skips that.
 // --resident caps the journal pages kept mapped in while reading (16M).
 //
@@ -37,6 +37,9 @@
 #include <unistd.h>
 
 #include "core/journal.h"
+#include "core/config.h"
+#include "core/writer_threads.h"
+#include "exporters/export_all.h"
 #include "core/parse.h"
 #include "core/trace.h"
 #include "exporters/json/chrome_json.h"
@@ -250,10 +253,14 @@ int main(int argc, char** argv) {
                   static_cast<double>(records));
 
   if (makeRoom) {
-    // As the tracer does before writing: records in memory make room for the exporters' indexes.
+    // As the tracer does before writing: records in memory make room for the exporters' own memory.
     Phase r = beginPhase(sampler);
     const uint64_t spilled = trace.store.spilledRecords();
-    makeRoomForExport(trace, 32);
+    uint32_t mask = 0;
+    if (formats.find("json") != std::string::npos) mask |= kFormatJson;
+    if (formats.find("pftrace") != std::string::npos) mask |= kFormatPftrace;
+    makeRoomForExport(trace, exportRoomBytes(mask, formats.find("reports") != std::string::npos, records,
+                                             writerThreads()));
     char text[160];
     std::snprintf(text, sizeof text, "%llu more records spilled; in memory now %.1f MiB",
                   static_cast<unsigned long long>(trace.store.spilledRecords() - spilled),

@@ -64,14 +64,11 @@ void enableSpillJournal(Trace& trace, const std::string& path, SpillMode mode) {
   trace.store.setSpill(std::move(file), mode);
 }
 
-void makeRoomForExport(Trace& trace, uint64_t bytesPerRecord) {
-  if (trace.store.spillMode() == SpillMode::Off) return;
-  uint64_t records = 0;
-  for (int k = 0; k < kRecordKindCount; ++k) records += trace.store.count(static_cast<RecordKind>(k));
-  const uint64_t wanted = records * bytesPerRecord;
+void makeRoomForExport(Trace& trace, uint64_t bytes) {
+  if (trace.store.spillMode() == SpillMode::Off || bytes == 0) return;
   // As much as can be had: all but the chunks still filling when the
-  // indexes alone pass the budget.
-  trace.store.releaseMemory(std::min(wanted, trace.store.maxBytes()));
+  // exporters' own memory alone passes the budget.
+  trace.store.releaseMemory(std::min(bytes, trace.store.maxBytes()));
 }
 
 bool sealSpillJournal(Trace& trace) {

@@ -27,11 +27,11 @@ std::string spillPathFor(std::string_view outputTemplate, const OutputNameInputs
 // The trace's metadata must be filled in before: it is written as it is now.
 void enableSpillJournal(Trace& trace, const std::string& path, SpillMode mode);
 
-// Before the exporters run. They keep indexes of their own, about
-// `bytesPerRecord` for each record: with a journal, when those and the records
-// in memory would pass the store's budget, the oldest records go to the
-// journal first, so the process stays near its budget while writing.
-void makeRoomForExport(Trace& trace, uint64_t bytesPerRecord);
+// Before the exporters run. They and the reports hold `bytes` of their own
+// (exportRoomBytes, exporters/export_all.h): with a journal, when those and
+// the records in memory would pass the store's budget, the oldest records go
+// to the journal first, so the process stays near its budget while writing.
+void makeRoomForExport(Trace& trace, uint64_t bytes);
 
 // Makes the journal hold the whole trace as it is now, on disk (fsync), before
 // the outputs are written: when the process is killed while writing them (a

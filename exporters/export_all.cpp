@@ -162,6 +162,27 @@ ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& 
   return result;
 }
 
+uint64_t exportRoomBytes(uint32_t formats, bool reports, uint64_t records, unsigned threads) {
+  // Peaks measured over the records by bench/spill_bench (10 million
+  // records, 2 and 16 writer threads): the JSON +98 to +121 MiB with 2
+  // threads and +306 MiB with 16 (its windows, and the pieces in flight on
+  // each thread), the .pftrace +93 to +101 and +148 MiB, the reports +31 MiB
+  // for 4 million records and +76 MiB for 10 million (the kernels' and the
+  // calls' durations, 8 bytes a record). The databases hold a page cache of
+  // 16 MiB for each piece written at once and the output's (sqlite_db.cpp).
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  const uint64_t t = std::max(1u, threads);
+  uint64_t bytes = 0;
+  if (formats & kFormatJson) bytes += 64 * kMiB + 16 * kMiB * t;
+  if (formats & kFormatJsonGz) bytes += 64 * kMiB + 16 * kMiB * t;
+  if (formats & (kFormatPftrace | kFormatHtml)) bytes += 80 * kMiB + 5 * kMiB * t;
+  if (formats & kFormatSqlite) bytes += 32 * kMiB + 16 * kMiB * t;
+  if (formats & kFormatCsv) bytes += 16 * kMiB + 2 * kMiB * t;
+  // The HTML page is made of the reports, as the exit's are.
+  if (reports || (formats & kFormatHtml)) bytes += 16 * kMiB + 8 * records;
+  return bytes;
+}
+
 bool outputsExist(const std::string& prefix) {
   static const char* const kSuffixes[] = {".json",        ".json.gz", ".pftrace",    ".native",   ".sqlite", ".html",
                                           ".kernels.csv", ".api.csv", ".reports.txt", ".1.json",   ".1.pftrace",

@@ -28,6 +28,13 @@ struct ExportResult {
 ExportResult exportAll(const Trace& trace, uint32_t formats, const std::string& prefix,
                        bool overwrite = false, uint64_t splitBytes = 0);
 
+// What writing `formats` at once holds in memory besides the trace's
+// records, with `threads` writer threads, and with `reports` the reports made
+// beside them for a trace of `records` records: the timeline writers' windows
+// and pieces, the databases' page caches, the reports' durations. The store
+// makes that much room under its cap before (makeRoomForExport).
+uint64_t exportRoomBytes(uint32_t formats, bool reports, uint64_t records, unsigned threads);
+
 // Whether a file exportAll names under `prefix` exists already: a timeline
 // (JSON, gzip'd JSON, .pftrace, or the first part of a split one), the
 // native trace, the SQLite file, the kernel or API table, or the reports.

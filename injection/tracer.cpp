@@ -14,6 +14,8 @@
 #include "collectors/nvtx_handlers.h"
 #include "collectors/osrt_state.h"
 #include "core/journal.h"
+#include "core/writer_threads.h"
+#include "exporters/export_all.h"
 #include "core/log.h"
 #include "core/output_dir.h"
 #include "core/output_name.h"
@@ -425,13 +427,14 @@ void Tracer::finishCollection() {
   if (capture_) capture_->publish(trace_);
   publicApi_.publish(trace_.counters);
   openAccBoundary_.publish(trace_.counters);
-  // What the outputs hold besides the records: the reports the durations of
-  // one kind of record at a time, or the kernels' and the calls' at once
-  // (8 bytes each, for exact medians), the
-  // timeline exporters a window of slices and bits per correlation id (tens
-  // of MiB). Records make room under the memory cap for 32 bytes per record,
-  // which covers both with a margin (bench/spill_bench, scripts/bench-memory.sh).
-  makeRoomForExport(trace_, 32);
+  // What the outputs hold besides the records (the timeline writers'
+  // windows and pieces, the reports' durations: exportRoomBytes): records
+  // make that much room under the memory cap, going to the spill file. The
+  // native trace alone needs none.
+  uint64_t records = 0;
+  for (int k = 0; k < kRecordKindCount; ++k) records += trace_.store.count(static_cast<RecordKind>(k));
+  makeRoomForExport(trace_, exportRoomBytes(config_.formats, config_.summary != SummaryMode::None, records,
+                                            writerThreads()));
   publishSpillCounters(trace_);
   subscriber_->unsubscribe();
   trace_.meta.driverVersion = driverVersion();
