@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/config.h"
+#include "core/journal.h"
 #include "exporters/csv/csv.h"
 #include "exporters/export_all.h"
 #include "exporters/native/native.h"
@@ -153,6 +154,53 @@ TEST_CASE("untakenPrefix moves a trace whose name is taken to PREFIX.PID, and sa
   message.clear();
   CHECK(untakenPrefix(prefix, 42, &message) == prefix);
   CHECK(message.empty());
+}
+
+}  // namespace cuptitrace
+
+namespace cuptitrace {
+
+TEST_CASE("room for the outputs: what each holds, none for the native trace", "[export][spill]") {
+  constexpr uint64_t kMiB = uint64_t{1} << 20;
+  // The native trace is written from the records where they are.
+  CHECK(exportRoomBytes(kFormatNative, false, 10'000'000, 16) == 0);
+  // The timeline writers hold more with more threads, not with more records.
+  CHECK(exportRoomBytes(kFormatJson, false, 1000, 16) > exportRoomBytes(kFormatJson, false, 1000, 2));
+  CHECK(exportRoomBytes(kFormatJson, false, 10'000'000, 4) == exportRoomBytes(kFormatJson, false, 1000, 4));
+  CHECK(exportRoomBytes(kFormatJson, false, 1000, 16) >= 300 * kMiB);  // spill_bench: +306 MiB
+  CHECK(exportRoomBytes(kFormatPftrace, false, 1000, 16) >= 148 * kMiB);
+  // Formats written at once add up; the reports take 8 bytes a record.
+  const uint64_t both = exportRoomBytes(kFormatJson | kFormatPftrace, false, 1000, 4);
+  CHECK(both == exportRoomBytes(kFormatJson, false, 1000, 4) + exportRoomBytes(kFormatPftrace, false, 1000, 4));
+  CHECK(exportRoomBytes(kFormatNative, true, 10'000'000, 4) - exportRoomBytes(kFormatNative, true, 0, 4) ==
+        80'000'000);
+  // The HTML page is made of the reports.
+  CHECK(exportRoomBytes(kFormatHtml, false, 10'000'000, 4) > exportRoomBytes(kFormatPftrace, false, 10'000'000, 4));
+}
+
+TEST_CASE("room for the outputs: records in memory go to the spill file, as much as asked", "[export][spill]") {
+  TempDir dir;
+  for (const uint64_t room : {uint64_t{0}, uint64_t{2} << 20}) {
+    Trace t;
+    t.store.setMaxBytes(uint64_t{4} << 20);
+    enableSpillJournal(t, dir.path("room-" + std::to_string(room) + ".spill"), SpillMode::Auto);
+    testing::initTrace(t);
+    for (uint32_t corr = 1; corr <= 20000; ++corr) {
+      testing::addApi(t, 1000 + 10 * corr, 1005 + 10 * corr, corr);
+      testing::addKernel(t, 1006 + 10 * corr, 1009 + 10 * corr, corr);
+    }
+    const uint64_t before = t.store.spilledChunks();
+    const uint64_t used = t.store.memoryInUse();
+    makeRoomForExport(t, room);
+    INFO("room " << room);
+    if (room == 0) {
+      CHECK(t.store.spilledChunks() == before);
+    } else {
+      CHECK(t.store.spilledChunks() > before);
+      CHECK(t.store.memoryInUse() + room <= t.store.maxBytes());
+      CHECK(t.store.memoryInUse() < used);
+    }
+  }
 }
 
 }  // namespace cuptitrace
