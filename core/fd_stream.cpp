@@ -99,46 +99,38 @@ int FdStreamBuf::handOver() {
 }
 
 int FdStreamBuf::putHeld(const char* p, size_t n) {
-  Job job;
-  job.held = p;
-  job.size = n;
-  return putJob(std::move(job));
+  uint64_t offset = 0;
+  if (reserve(n, offset) != 0) return -1;
+  return n == 0 ? 0 : writeAt(p, n, offset);
 }
 
 int FdStreamBuf::putFrom(int srcFd, uint64_t srcOffset, size_t n) {
-  Job job;
-  job.srcFd = srcFd;
-  job.srcOffset = srcOffset;
-  job.size = n;
-  return putJob(std::move(job));
+  uint64_t offset = 0;
+  if (reserve(n, offset) != 0) return -1;
+  return n == 0 ? 0 : copyAt(srcFd, srcOffset, n, offset);
 }
 
-int FdStreamBuf::putJob(Job job) {
-  // The bytes gathered before these go first.
+// The place of `n` bytes written by the calling thread, after the bytes
+// gathered (handed over first); UINT64_MAX without write threads: at the
+// file's position, the writes all made here in order.
+//
+// Written here beside the buffers the threads still write: there is nothing
+// to encode meanwhile, and the kernel takes one write into a file at a time
+// (its inode lock), so the threads would only queue for it. On the lent
+// H200, the launch loop's native trace (600 MB) at exit took 0.034 s a
+// million records with its chunks handed to 4 threads, 0.020 with one
+// writer thread (written by the calling one).
+int FdStreamBuf::reserve(size_t n, uint64_t& offset) {
   if (handOver() != 0) return -1;
-  if (job.size == 0) return 0;
   if (writers_.empty()) {
-    job.offset = UINT64_MAX;
-    return runJob(job);
+    offset = UINT64_MAX;
+    return error_ != 0 ? -1 : 0;
   }
-  // Written here, at their place, beside the buffers the threads still
-  // write: there is nothing to encode meanwhile, and the kernel takes one
-  // write into a file at a time (its inode lock), so the threads would
-  // only queue for it. On the lent H200, the launch loop's native trace
-  // (600 MB) at exit took 0.034 s a million records with its chunks handed
-  // to 4 threads, 0.020 with one writer thread (written by the calling one).
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (error_ != 0) return -1;
-    job.offset = offset_;
-    offset_ += job.size;
-  }
-  return runJob(job);
-}
-
-int FdStreamBuf::runJob(const Job& job) {
-  if (job.srcFd >= 0) return copyAt(job.srcFd, job.srcOffset, job.size, job.offset);
-  return writeAt(job.held != nullptr ? job.held : job.bytes.data(), job.size, job.offset);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (error_ != 0) return -1;
+  offset = offset_;
+  offset_ += n;
+  return 0;
 }
 
 int FdStreamBuf::copyAt(int srcFd, uint64_t srcOffset, size_t n, uint64_t offset) {
@@ -186,9 +178,9 @@ void FdStreamBuf::writeLoop() {
     queue_.pop_front();
     const bool failed = error_ != 0;
     lock.unlock();
-    if (!failed) runJob(job);
+    if (!failed) writeAt(job.bytes.data(), job.size, job.offset);
     lock.lock();
-    if (!job.bytes.empty()) free_.push_back(std::move(job.bytes));
+    free_.push_back(std::move(job.bytes));
     --inFlight_;
     changed_.notify_all();
   }

@@ -53,23 +53,16 @@ class FdStreamBuf : public std::streambuf {
   int sync() override;
 
  private:
-  // A full buffer (bytes), or bytes held by the caller (held), or a range
-  // of another file (srcFd at srcOffset), `size` bytes at `offset`; only
-  // full buffers are queued for the threads.
   struct Job {
     std::vector<char> bytes;
-    const char* held = nullptr;
-    int srcFd = -1;
-    uint64_t srcOffset = 0;
     size_t size = 0;
     uint64_t offset = 0;
   };
 
   int handOver();
-  // Writes a job that has no buffer of ours, after the bytes gathered.
-  int putJob(Job job);
-  int runJob(const Job& job);
-  // The copy of file range jobs; UINT64_MAX: at the file's position.
+  // The place in the file of the next `n` bytes, written by the caller.
+  int reserve(size_t n, uint64_t& offset);
+  // A range of another file copied to `offset` (UINT64_MAX: the file's position).
   int copyAt(int srcFd, uint64_t srcOffset, size_t n, uint64_t offset);
   void waitIdle();
   void writeLoop();

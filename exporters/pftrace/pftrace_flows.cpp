@@ -59,6 +59,9 @@ void FlowWriter::readIds(const Slice* slices, size_t n, unsigned threads) {
         const size_t end = std::min(n, (part + 1) * kPart);
         for (size_t i = part * kPart; i < end; ++i) {
           const Slice& s = slices[i];
+          const auto gpu = [&](const auto& records) {
+            info_[i] = parts_->bodies.correlation(records[s.index], s.index);
+          };
           switch (s.source) {
             case SliceSource::ApiRuntime:
             case SliceSource::ApiDriver: {
@@ -66,18 +69,10 @@ void FlowWriter::readIds(const Slice* slices, size_t n, unsigned threads) {
               if (sources.isSource(s.index, r) && gpuDrawn_.contains(r.correlationId)) info_[i] = r.correlationId;
               break;
             }
-            case SliceSource::Kernel:
-              info_[i] = parts_->bodies.correlation(rec_.kernels[s.index], s.index);
-              break;
-            case SliceSource::Memcpy:
-              info_[i] = parts_->bodies.correlation(rec_.memcpys[s.index], s.index);
-              break;
-            case SliceSource::Memset:
-              info_[i] = parts_->bodies.correlation(rec_.memsets[s.index], s.index);
-              break;
-            case SliceSource::Graph:
-              info_[i] = parts_->bodies.correlation(rec_.graphs[s.index], s.index);
-              break;
+            case SliceSource::Kernel: gpu(rec_.kernels); break;
+            case SliceSource::Memcpy: gpu(rec_.memcpys); break;
+            case SliceSource::Memset: gpu(rec_.memsets); break;
+            case SliceSource::Graph: gpu(rec_.graphs); break;
             default:
               break;
           }
