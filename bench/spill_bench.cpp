@@ -4,7 +4,7 @@
 // spilled records back through the journal's mapping.
 //
 //   spill_bench [--kernels N] [--api] [--cap SIZE] [--spill auto|always|off]
-//               [--resident SIZE] [--keep-memory] [--formats json,pftrace,reports] [--dir DIR] [--out DIR]
+//               [--resident SIZE] [--keep-memory] [--formats json,pftrace,sqlite,reports] [--dir DIR] [--out DIR]
 //
 // Defaults: 20 million kernels, the default cap (512M), auto, DIR /tmp (where
 // the journal goes). For a quick run scale the cap with the count: 2 million
@@ -44,6 +44,7 @@
 #include "core/trace.h"
 #include "exporters/json/chrome_json.h"
 #include "exporters/pftrace/perfetto_proto.h"
+#include "exporters/sqlite/sqlite.h"
 #include "reports/report_table.h"
 #include "reports/reports.h"
 #include "bench/bench_util.h"
@@ -259,6 +260,7 @@ int main(int argc, char** argv) {
     uint32_t mask = 0;
     if (formats.find("json") != std::string::npos) mask |= kFormatJson;
     if (formats.find("pftrace") != std::string::npos) mask |= kFormatPftrace;
+    if (formats.find("sqlite") != std::string::npos) mask |= kFormatSqlite;
     makeRoomForExport(trace, exportRoomBytes(mask, formats.find("reports") != std::string::npos, records,
                                              writerThreads()));
     char text[160];
@@ -289,6 +291,16 @@ int main(int argc, char** argv) {
     exportOne("json", [&](std::ostream& o) { return writeChromeJson(trace, o).events; });
   if (formats.find("pftrace") != std::string::npos)
     exportOne("pftrace", [&](std::ostream& o) { return writePerfettoProto(trace, o).events; });
+  if (formats.find("sqlite") != std::string::npos) {
+    // A database is a file: written under --out DIR (kept) or DIR (removed).
+    exportOne("sqlite", [&](std::ostream&) {
+      const std::string path = (outDir.empty() ? dir : outDir) + "/spill_bench.sqlite";
+      const SqliteResult written = writeSqlite(trace, path, true);
+      if (!written.error.empty()) std::fprintf(stderr, "spill_bench: %s\n", written.error.c_str());
+      if (outDir.empty()) ::unlink(path.c_str());
+      return written.rows;
+    });
+  }
   if (formats.find("reports") != std::string::npos) {
     // What the tracer builds at exit after the files (CUPTITRACE_SUMMARY): every report.
     exportOne("reports", [&](std::ostream& o) {

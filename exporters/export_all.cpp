@@ -168,15 +168,19 @@ uint64_t exportRoomBytes(uint32_t formats, bool reports, uint64_t records, unsig
   // threads and +306 MiB with 16 (its windows, and the pieces in flight on
   // each thread), the .pftrace +93 to +101 and +148 MiB, the reports +31 MiB
   // for 4 million records and +76 MiB for 10 million (the kernels' and the
-  // calls' durations, 8 bytes a record). The databases hold a page cache of
-  // 16 MiB for each piece written at once and the output's (sqlite_db.cpp).
+  // calls' durations, 8 bytes a record). SQLite (spill_bench --formats
+  // sqlite, 10 million records) +40 MiB with one thread, +50 with 4 and +71
+  // with 16 (the output's page cache and each piece's), and with its
+  // indexes +56, +128 and +214 (the sorts' lists: one more with each of
+  // their threads, 8 at most).
   constexpr uint64_t kMiB = uint64_t{1} << 20;
   const uint64_t t = std::max(1u, threads);
   uint64_t bytes = 0;
   if (formats & kFormatJson) bytes += 64 * kMiB + 16 * kMiB * t;
   if (formats & kFormatJsonGz) bytes += 64 * kMiB + 16 * kMiB * t;
   if (formats & (kFormatPftrace | kFormatHtml)) bytes += 80 * kMiB + 5 * kMiB * t;
-  if (formats & kFormatSqlite) bytes += 32 * kMiB + 16 * kMiB * t;
+  if (formats & kFormatSqlite)
+    bytes += 48 * kMiB + 2 * kMiB * t + (sqliteIndexesSetting() ? 20 * kMiB * std::min<uint64_t>(t, 8) : 0);
   if (formats & kFormatCsv) bytes += 16 * kMiB + 2 * kMiB * t;
   // The HTML page is made of the reports, as the exit's are.
   if (reports || (formats & kFormatHtml)) bytes += 16 * kMiB + 8 * records;

@@ -1,5 +1,8 @@
 #include "exporters/sqlite/sqlite.h"
 
+#include <cstdlib>
+
+#include "core/parse.h"
 #include "core/version.h"
 #include "core/file_output.h"
 #include "core/writer_threads.h"
@@ -62,7 +65,7 @@ std::vector<SqliteTraceInput> sqliteInputs(const std::vector<SqliteSource>& sour
 namespace {
 
 std::string writeDatabase(const std::vector<SqliteSource>& sources, const std::string& tmpPath,
-                          const std::string& path, uint64_t& rows) {
+                          const std::string& path, bool indexes, uint64_t& rows) {
   SqliteDb db;
   bool ok = db.create(tmpPath) && db.exec("BEGIN") && createSqliteTables(db) && writeSqliteExportInfo(db);
   if (ok) {
@@ -73,7 +76,7 @@ std::string writeDatabase(const std::vector<SqliteSource>& sources, const std::s
       ok = ok && writeSqliteInfo(db, strings, in, gpus, rows) && writeSqliteRecords(db, strings, in, rows);
     }
   }
-  for (size_t i = 0; ok && i < sqliteIndexes().size(); ++i) ok = db.exec(sqliteIndexes()[i]);
+  for (size_t i = 0; ok && indexes && i < sqliteIndexes().size(); ++i) ok = db.exec(sqliteIndexes()[i]);
   ok = ok && db.exec("COMMIT");
   std::string error = ok ? std::string() : db.error();
   if (!db.close() && error.empty()) error = db.error();
@@ -82,15 +85,21 @@ std::string writeDatabase(const std::vector<SqliteSource>& sources, const std::s
 
 }  // namespace
 
+bool sqliteIndexesSetting() {
+  const char* value = std::getenv("CUPTITRACE_SQLITE_INDEXES");
+  return value != nullptr && parseBool(value).value_or(false);
+}
+
 SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::string& path, bool overwrite,
-                         unsigned threads) {
+                         unsigned threads, bool indexes) {
   SqliteResult result;
   if (threads == 0) threads = writerThreads();
   result.error = writeFileSafelyAt(
       path,
       [&](const std::string& tmpPath) {
-        return threads >= kSqlitePartThreads ? writeSqliteParts(sources, tmpPath, path, threads, result.rows)
-                                             : writeDatabase(sources, tmpPath, path, result.rows);
+        return threads >= kSqlitePartThreads
+                   ? writeSqliteParts(sources, tmpPath, path, threads, indexes, result.rows)
+                   : writeDatabase(sources, tmpPath, path, indexes, result.rows);
       },
       overwrite);
   return result;

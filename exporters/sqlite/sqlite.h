@@ -33,16 +33,23 @@ struct SqliteResult {
   uint64_t rows = 0;  // rows written, enum tables aside
 };
 
+// Whether the databases get their indexes (sqlite_schema.h): the
+// CUPTITRACE_SQLITE_INDEXES setting, off by default, as Nsight's export has
+// none; each costs a sort of its table on one thread after the rows.
+bool sqliteIndexesSetting();
+
 // Writes the database of `sources` to `path`, safely (core/file_output.h):
 // an existing file is replaced only with `overwrite`. `threads` write it
 // (0: writerThreads(); in pieces from kSqlitePartThreads on); whatever their
-// number, the tables hold the same rows.
+// number, the tables hold the same rows. With `indexes`, the tables' indexes
+// are built after their rows.
 SqliteResult writeSqlite(const std::vector<SqliteSource>& sources, const std::string& path, bool overwrite,
-                         unsigned threads = 0);
+                         unsigned threads = 0, bool indexes = sqliteIndexesSetting());
 
 // One trace, on its own clock.
-inline SqliteResult writeSqlite(const Trace& trace, const std::string& path, bool overwrite, unsigned threads = 0) {
-  return writeSqlite(std::vector<SqliteSource>{{&trace, ""}}, path, overwrite, threads);
+inline SqliteResult writeSqlite(const Trace& trace, const std::string& path, bool overwrite, unsigned threads = 0,
+                                bool indexes = sqliteIndexesSetting()) {
+  return writeSqlite(std::vector<SqliteSource>{{&trace, ""}}, path, overwrite, threads, indexes);
 }
 
 }  // namespace cuptitrace

@@ -13,7 +13,7 @@ void SqliteDb::setError(std::string_view what) {
   if (db_ != nullptr) error_ += std::string(": ") + sqlite3_errmsg(db_);
 }
 
-bool SqliteDb::create(const std::string& path) {
+bool SqliteDb::create(const std::string& path, unsigned cacheKiB) {
   // Our SQLite is our own (linked in, hidden): its allocation statistics,
   // which every allocation of every thread updates under one lock, are
   // never read. Off before its first use (later, the call changes nothing).
@@ -26,11 +26,12 @@ bool SqliteDb::create(const std::string& path) {
   }
   // The file is written once, by one writer, and renamed into place only when
   // complete: a journal or an fsync per page would protect nothing. The page
-  // cache is bounded (16 MiB) and index sorts spill to temporary files, not
-  // memory: this runs inside the traced program, whatever the trace's size.
+  // cache is bounded and index sorts spill to temporary files, not memory:
+  // this runs inside the traced program, whatever the trace's size.
   return exec(
       "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-      "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=FILE; PRAGMA cache_size=-16384;");
+      "PRAGMA locking_mode=EXCLUSIVE; PRAGMA temp_store=FILE; PRAGMA cache_size=-" +
+      std::to_string(cacheKiB) + ";");
 }
 
 bool SqliteDb::exec(const std::string& sql) {

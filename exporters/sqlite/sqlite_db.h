@@ -14,6 +14,10 @@ namespace cuptitrace {
 
 class SqliteStatement;
 
+// The page cache of a database written (16 MiB): the output's, whose
+// indexes are sorted in it.
+inline constexpr unsigned kSqliteCacheKiB = 16384;
+
 class SqliteDb {
  public:
   SqliteDb() = default;
@@ -23,8 +27,9 @@ class SqliteDb {
 
   // Creates a new database file at `path` (which must not exist), tuned for
   // one bulk load: no rollback journal and no fsync until the end (a file
-  // that is half written is removed by the caller, never left in place).
-  bool create(const std::string& path);
+  // that is half written is removed by the caller, never left in place),
+  // a page cache of at most `cacheKiB`.
+  bool create(const std::string& path, unsigned cacheKiB = kSqliteCacheKiB);
   // Runs one or more statements without results.
   bool exec(const std::string& sql);
   // The last error, naming what failed.

@@ -29,30 +29,19 @@ struct Part {
   }
 };
 
-bool isUvmCopy(const UvmRecord& v) {
-  const auto kind = static_cast<UvmKind>(v.kind);
-  return kind == UvmKind::BytesHtoD || kind == UvmKind::BytesDtoH || kind == UvmKind::BytesDtoD;
-}
-template <typename T>
-bool inGraph(const T& r) {
-  return r.graphId != 0 || r.graphNodeId != 0;
-}
-template <typename T, typename Pred>
-uint64_t countIf(const Trace& t, Pred pred) {
-  uint64_t n = 0;
-  t.store.records<T>().forEach([&](const T& r) { n += pred(r); });
-  return n;
-}
-
-// Every record table's part, with its rows in each trace; the tables one
-// pass over a kind's records fills together are one part (sqlite_tables.cpp).
+// Every record table's part, with its rows in each trace at most: the
+// records of its kind (and, for the copies, the unified memory records,
+// some of which are copies), so that no pass over the records is made
+// before the pieces start; a part of no rows writes empty tables. The
+// tables one pass over a kind's records fills together are one part
+// (sqlite_tables.cpp).
 std::vector<Part> partsOf(const std::vector<SqliteTraceInput>& inputs) {
   std::vector<Part> parts = {
       {{"CUPTI_ACTIVITY_KIND_KERNEL"}, RecordKind::Kernel, true, {}},
       {{"CUPTI_ACTIVITY_KIND_MEMCPY"}, RecordKind::Memcpy, true, {}},
       {{"CUPTI_ACTIVITY_KIND_MEMSET"}, RecordKind::Memset, true, {}},
-      {{"CUPTI_ACTIVITY_KIND_RUNTIME"}, RecordKind::Api, true, {}},
-      {{"OSRT_API"}, RecordKind::Api, true, {}},
+      // CUDA's calls and the C library's, from one pass over the calls.
+      {{"CUPTI_ACTIVITY_KIND_RUNTIME", "OSRT_API"}, RecordKind::Api, true, {}},
       // Domains are named by the first event of each: written in one pass.
       {{"NVTX_EVENTS"}, RecordKind::Nvtx, false, {}},
       {{"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"}, RecordKind::Sync, true, {}},
@@ -68,20 +57,14 @@ std::vector<Part> partsOf(const std::vector<SqliteTraceInput>& inputs) {
        RecordKind::OpenAcc, false, {}},
       {{"TARGET_INFO_GPU_METRICS", "CUPTITRACE_GPU_METRICS", "GPU_METRICS"}, RecordKind::GpuMetric, false, {}},
   };
-  const auto osrt = [](const ApiRecord& a) { return a.domain == static_cast<uint8_t>(ApiDomain::Osrt); };
   for (const SqliteTraceInput& in : inputs) {
-    const Trace& t = *in.trace;
-    const uint64_t osrtApis = countIf<ApiRecord>(t, osrt), uvmCopies = countIf<UvmRecord>(t, isUvmCopy);
+    const TraceStore& store = in.trace->store;
     for (Part& p : parts) {
       const std::string_view first = p.tables[0];
-      uint64_t n = t.store.count(p.source);
-      if (first == "CUPTI_ACTIVITY_KIND_MEMCPY") n += uvmCopies;
-      else if (first == "CUPTI_ACTIVITY_KIND_RUNTIME") n -= osrtApis;
-      else if (first == "OSRT_API") n = osrtApis;
-      else if (first == "CUDA_UM_GPU_PAGE_FAULT_EVENTS") n -= uvmCopies;
-      else if (first == "CUPTITRACE_GRAPH_NODES")
-        n = countIf<KernelRecord>(t, inGraph<KernelRecord>) + countIf<MemcpyRecord>(t, inGraph<MemcpyRecord>) +
-            countIf<MemsetRecord>(t, inGraph<MemsetRecord>);
+      uint64_t n = store.count(p.source);
+      if (first == "CUPTI_ACTIVITY_KIND_MEMCPY") n += store.count(RecordKind::Uvm);
+      else if (first == "CUPTITRACE_GRAPH_NODES")  // GPU work launched from a graph
+        n += store.count(RecordKind::Memcpy) + store.count(RecordKind::Memset);
       p.rows.push_back(n);
     }
   }
@@ -136,7 +119,8 @@ bool writeRows(SqliteDb& db, SqliteStrings& strings, const std::vector<SqliteTra
 bool inPart(const Part& part, const std::string& table) {
   return std::any_of(part.tables.begin(), part.tables.end(), [&](const char* t) { return table == t; });
 }
-bool createIndexes(SqliteDb& db, const Part& part) {
+bool createIndexes(SqliteDb& db, const Part& part, bool indexes) {
+  if (!indexes) return true;
   for (const std::string& index : sqliteIndexes())
     if (inPart(part, sqliteIndexTable(index)) && !db.exec(index)) return false;
   return true;
@@ -175,7 +159,7 @@ class PieceFiles {
 std::string writePiece(const Piece& piece, const std::vector<SqliteTraceInput>& inputs, SqliteStrings& strings,
                        const std::string& file, uint64_t& rows) {
   SqliteDb db;
-  bool ok = db.create(file) && db.exec("BEGIN");
+  bool ok = db.create(file, kSqlitePieceCacheKiB) && db.exec("BEGIN");
   for (const char* table : piece.part->tables)
     ok = ok && db.exec(std::string("CREATE TABLE ") + table + " (" + sqliteTableColumns(table) + ")");
   ok = ok && writeRows(db, strings, inputs, *piece.part, rows, piece.trace, piece.first, piece.end);
@@ -189,29 +173,39 @@ std::string writePiece(const Piece& piece, const std::vector<SqliteTraceInput>& 
 // Appends the rows of the piece database `file` to the output's tables.
 // The tables have no index yet, so SQLite copies the records as they are
 // (its transfer optimization), giving them the next rowids.
-bool copyPiece(SqliteDb& db, const Piece& piece, const std::string& file) {
+bool copyPiece(SqliteDb& db, const Piece& piece, const std::string& file, bool indexes) {
   std::string quoted;
   for (const char c : file) quoted += c == '\'' ? std::string("''") : std::string(1, c);
   if (!db.exec("ATTACH DATABASE '" + quoted + "' AS piece")) return false;
   bool ok = db.exec("BEGIN");
   for (const char* table : piece.part->tables)
     ok = ok && db.exec(std::string("INSERT INTO main.") + table + " SELECT * FROM piece." + table);
-  if (piece.lastOfPart) ok = ok && createIndexes(db, *piece.part);
+  if (piece.lastOfPart) ok = ok && createIndexes(db, *piece.part, indexes);
   ok = ok && db.exec("COMMIT");
   if (!ok) return false;  // the output is abandoned: no DETACH needed
   return db.exec("DETACH DATABASE piece");
+}
+
+// A piece written by the calling thread into the output itself, its rows
+// appended to its tables as a copied piece's are.
+bool writePieceHere(SqliteDb& db, const Piece& piece, const std::vector<SqliteTraceInput>& inputs,
+                    SqliteStrings& strings, bool indexes, uint64_t& rows) {
+  bool ok = db.exec("BEGIN") && writeRows(db, strings, inputs, *piece.part, rows, piece.trace, piece.first, piece.end);
+  if (piece.lastOfPart) ok = ok && createIndexes(db, *piece.part, indexes);
+  return ok && db.exec("COMMIT");
 }
 
 struct PieceResult {
   std::string file;
   std::string error;
   uint64_t rows = 0;
+  bool here = false;  // the calling thread writes it
 };
 
 }  // namespace
 
 std::string writeSqliteParts(const std::vector<SqliteSource>& sources, const std::string& tmpPath,
-                             const std::string& path, unsigned threads, uint64_t& rows,
+                             const std::string& path, unsigned threads, bool indexes, uint64_t& rows,
                              const SqlitePieceSizes& sizes) {
   const std::vector<SqliteTraceInput> inputs = sqliteInputs(sources);
   SqliteDb db;
@@ -235,7 +229,7 @@ std::string writeSqliteParts(const std::vector<SqliteSource>& sources, const std
       if (p.total() > 0 && p.total() >= sizes.partRows) {
         apart.push_back(p);
       } else {
-        ok = ok && writeRows(db, strings, inputs, p, rows) && createIndexes(db, p);
+        ok = ok && writeRows(db, strings, inputs, p, rows) && createIndexes(db, p, indexes);
       }
     }
     ok = ok && db.exec("COMMIT");  // pieces are attached outside a transaction
@@ -248,7 +242,7 @@ std::string writeSqliteParts(const std::vector<SqliteSource>& sources, const std
     // the threads write the next parts' pieces, rather than wait for it
     // once every piece is written. (The rows and rowids of each table do
     // not depend on the order of the tables.)
-    std::stable_partition(apart.begin(), apart.end(), hasIndex);
+    if (indexes) std::stable_partition(apart.begin(), apart.end(), hasIndex);
     const std::vector<Piece> pieces = piecesOf(apart, inputs, std::max<size_t>(1, sizes.pieceRecords));
     PieceFiles files(tmpPath);
     std::atomic<bool> failed{false};
@@ -258,17 +252,24 @@ std::string writeSqliteParts(const std::vector<SqliteSource>& sources, const std
           pieces.size(), workers, workers,
           [&](unsigned, size_t i, PieceResult& r) {
             r = PieceResult{};
-            if (failed.load(std::memory_order_relaxed)) return;
+            // The first piece: the calling thread would only wait for it.
+            r.here = i == 0;
+            if (r.here || failed.load(std::memory_order_relaxed)) return;
             r.file = files.create();
             if (r.file.empty()) r.error = "cannot create a piece of the database beside it";
             else r.error = writePiece(pieces[i], inputs, strings, r.file, r.rows);
           },
           [&](size_t i, PieceResult& r) {
             if (!ok || !error.empty()) return;
+            if (r.here) {
+              ok = writePieceHere(db, pieces[i], inputs, strings, indexes, rows);
+              if (!ok) failed = true;
+              return;
+            }
             if (!r.error.empty()) {
               error = r.error;
             } else {
-              ok = copyPiece(db, pieces[i], r.file);
+              ok = copyPiece(db, pieces[i], r.file, indexes);
               rows += r.rows;
             }
             ::unlink(r.file.c_str());

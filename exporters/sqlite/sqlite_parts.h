@@ -10,14 +10,17 @@
 //     depend on the rows before them, NVTX's, stay whole); each piece is
 //     written by a thread into a database of its own beside the output, the
 //     same schema for its tables and the same settings, without indexes.
-//  3. The calling thread attaches the pieces in order and appends each
-//     with INSERT INTO main.T SELECT * FROM piece.T: the tables match and
-//     have no index yet, so SQLite copies the records as they are (its
-//     transfer optimization: nothing decoded), each the next rowid; after a
-//     table's last piece it builds the table's indexes, as one thread does
-//     after the rows (their sorts on several threads). The tables with an
-//     index come first, so that the threads write the other tables'
-//     pieces while it sorts.
+//     Which tables are large is judged from the records' counts, without a
+//     pass over them: the threads start at once.
+//  3. The calling thread writes the first piece into the output itself (it
+//     would only wait for it), then attaches the others in order and
+//     appends each with INSERT INTO main.T SELECT * FROM piece.T: the tables
+//     match and have no index yet, so SQLite copies the records as they are
+//     (its transfer optimization: nothing decoded), each the next rowid.
+//     With the indexes (CUPTITRACE_SQLITE_INDEXES), after a table's last
+//     piece it builds the table's, as one thread does after the rows (their
+//     sorts on several threads); the tables with an index come first, so
+//     that the threads write the other tables' pieces while it sorts.
 //
 // The pieces' files are removed on every path; a database that fails is
 // never left behind (writeFileSafelyAt removes the output's own file).
@@ -39,6 +42,11 @@ namespace cuptitrace {
 // launch loop's database 0.55 to 1.5 times as fast, most often slower).
 inline constexpr unsigned kSqlitePartThreads = 4;
 
+// A piece's page cache: its rows are appended, so that the pages in use are
+// the right edge of each table's tree; a larger cache only holds pages
+// already written.
+inline constexpr unsigned kSqlitePieceCacheKiB = 2048;
+
 // Where the tables are cut: a table of fewer rows than `partRows` is
 // written into the output directly (a database of its own and the copy
 // would cost more than they save); a larger one is written in pieces of
@@ -51,9 +59,10 @@ struct SqlitePieceSizes {
 };
 
 // Writes the database of `sources` into the new file `tmpPath` with
-// `threads` threads; "" or the error, naming `path`, as the one-thread writer.
+// `threads` threads, with its indexes or not; "" or the error, naming
+// `path`, as the one-thread writer.
 std::string writeSqliteParts(const std::vector<SqliteSource>& sources, const std::string& tmpPath,
-                             const std::string& path, unsigned threads, uint64_t& rows,
+                             const std::string& path, unsigned threads, bool indexes, uint64_t& rows,
                              const SqlitePieceSizes& sizes = {});
 
 // What both writers share (sqlite.cpp): every table created, in order; the

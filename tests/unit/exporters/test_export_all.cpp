@@ -169,6 +169,18 @@ TEST_CASE("room for the outputs: what each holds, none for the native trace", "[
   CHECK(exportRoomBytes(kFormatJson, false, 10'000'000, 4) == exportRoomBytes(kFormatJson, false, 1000, 4));
   CHECK(exportRoomBytes(kFormatJson, false, 1000, 16) >= 300 * kMiB);  // spill_bench: +306 MiB
   CHECK(exportRoomBytes(kFormatPftrace, false, 1000, 16) >= 148 * kMiB);
+  // SQLite, spill_bench: +40, +50, +71 MiB with 1, 4, 16 threads; with its indexes +56, +128, +214.
+  ::unsetenv("CUPTITRACE_SQLITE_INDEXES");
+  CHECK(exportRoomBytes(kFormatSqlite, false, 1000, 1) >= 40 * kMiB);
+  CHECK(exportRoomBytes(kFormatSqlite, false, 1000, 4) >= 50 * kMiB);
+  CHECK(exportRoomBytes(kFormatSqlite, false, 1000, 16) >= 71 * kMiB);
+  const uint64_t plain = exportRoomBytes(kFormatSqlite, false, 1000, 16);
+  ::setenv("CUPTITRACE_SQLITE_INDEXES", "1", 1);
+  CHECK(exportRoomBytes(kFormatSqlite, false, 1000, 1) >= 56 * kMiB);
+  CHECK(exportRoomBytes(kFormatSqlite, false, 1000, 4) >= 128 * kMiB);
+  CHECK(exportRoomBytes(kFormatSqlite, false, 1000, 16) >= 214 * kMiB);
+  CHECK(exportRoomBytes(kFormatSqlite, false, 1000, 16) > plain);
+  ::unsetenv("CUPTITRACE_SQLITE_INDEXES");
   // Formats written at once add up; the reports take 8 bytes a record.
   const uint64_t both = exportRoomBytes(kFormatJson | kFormatPftrace, false, 1000, 4);
   CHECK(both == exportRoomBytes(kFormatJson, false, 1000, 4) + exportRoomBytes(kFormatPftrace, false, 1000, 4));

@@ -212,13 +212,12 @@ TEST_CASE("several traces in one database keep their processes apart", "[sqlite]
 TEST_CASE("sqlite: the documented join of kernels and calls finds each call by an index", "[sqlite]") {
   // The example query of docs/sqlite.md ("each kernel with the API call that
   // launched it"): it scans the kernels and looks up each one's call by its
-  // correlation id, through the index the writer builds, not through one
-  // that SQLite would build for every run of the query (AUTOMATIC).
+  // correlation id, through the index the writer builds when asked
+  // (CUPTITRACE_SQLITE_INDEXES=1), not through one that SQLite would build
+  // for every run of the query (AUTOMATIC); without it, through SQLite's.
   TempDir dir;
   Trace t;
   fillSampleTrace(t);
-  const std::string path = (dir.path() / "t.sqlite").string();
-  REQUIRE(writeSqlite(t, path, false).error.empty());
   const std::string join =
       "SELECT kn.value AS kernel, an.value AS api, r.start, k.start, "
       "k.globalPid / 0x1000000 % 0x1000000 AS pid, r.globalTid % 0x1000000 AS tid "
@@ -226,15 +225,42 @@ TEST_CASE("sqlite: the documented join of kernels and calls finds each call by a
       "ON k.correlationId = r.correlationId "
       "AND k.globalPid / 0x1000000 % 0x1000000 = r.globalTid / 0x1000000 % 0x1000000 "
       "JOIN StringIds AS kn ON kn.id = k.demangledName JOIN StringIds AS an ON an.id = r.nameId";
-  Db db(path);
-  std::string plan;
-  for (const auto& step : db.rows("EXPLAIN QUERY PLAN " + join)) plan += step.back() + "; ";
-  INFO(plan);
-  CHECK(plan.find("USING INDEX CUPTITRACE_RUNTIME_CORRELATION") != std::string::npos);
-  CHECK(plan.find("AUTOMATIC") == std::string::npos);
-  // Every kernel of the sample was launched by a call it finds (kernel 11
-  // by a runtime and a driver call).
-  CHECK(db.rows(join).size() == static_cast<size_t>(countOf<KernelRecord>(t)) + 1);
+  for (const bool indexes : {true, false}) {
+    const std::string path = (dir.path() / (indexes ? "indexed.sqlite" : "plain.sqlite")).string();
+    REQUIRE(writeSqlite(t, path, false, 1, indexes).error.empty());
+    Db db(path);
+    std::string plan;
+    for (const auto& step : db.rows("EXPLAIN QUERY PLAN " + join)) plan += step.back() + "; ";
+    INFO(plan);
+    CHECK(db.count("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'") == (indexes ? 3 : 0));
+    CHECK((plan.find("USING INDEX CUPTITRACE_RUNTIME_CORRELATION") != std::string::npos) == indexes);
+    CHECK((plan.find("AUTOMATIC") != std::string::npos) == !indexes);
+    // Every kernel of the sample was launched by a call it finds (kernel 11
+    // by a runtime and a driver call).
+    CHECK(db.rows(join).size() == static_cast<size_t>(countOf<KernelRecord>(t)) + 1);
+  }
+}
+
+TEST_CASE("sqlite: indexes only when CUPTITRACE_SQLITE_INDEXES says so", "[sqlite]") {
+  ::unsetenv("CUPTITRACE_SQLITE_INDEXES");
+  CHECK_FALSE(sqliteIndexesSetting());
+  for (const char* on : {"1", "yes", "on", "true"}) {
+    ::setenv("CUPTITRACE_SQLITE_INDEXES", on, 1);
+    CHECK(sqliteIndexesSetting());
+  }
+  for (const char* off : {"0", "no", "off", "sometimes"}) {
+    ::setenv("CUPTITRACE_SQLITE_INDEXES", off, 1);
+    CHECK_FALSE(sqliteIndexesSetting());
+  }
+  // The setting is the default of every writer: at exit, convert and merge.
+  TempDir dir;
+  Trace t;
+  fillSampleTrace(t);
+  ::setenv("CUPTITRACE_SQLITE_INDEXES", "1", 1);
+  const std::string path = (dir.path() / "t.sqlite").string();
+  REQUIRE(writeSqlite(t, path, false).error.empty());
+  ::unsetenv("CUPTITRACE_SQLITE_INDEXES");
+  CHECK(Db(path).count("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'") == 3);
 }
 
 TEST_CASE("sqlite output is written safely and selected by the format list", "[sqlite]") {

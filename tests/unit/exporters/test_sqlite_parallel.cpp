@@ -33,10 +33,11 @@ size_t rowCount(const std::vector<Rows>& c) {
 
 // Writes `sources` with `threads` threads, the tables cut as `sizes` says.
 std::string writeParts(const std::vector<SqliteSource>& sources, const std::string& path, unsigned threads,
-                       const SqlitePieceSizes& sizes) {
+                       bool indexes, const SqlitePieceSizes& sizes) {
   uint64_t rows = 0;
   return writeFileSafelyAt(
-      path, [&](const std::string& tmp) { return writeSqliteParts(sources, tmp, path, threads, rows, sizes); },
+      path,
+      [&](const std::string& tmp) { return writeSqliteParts(sources, tmp, path, threads, indexes, rows, sizes); },
       true);
 }
 
@@ -60,11 +61,14 @@ TEST_CASE("sqlite output by several threads holds the rows one thread writes", "
     testing::addApi(c, 2000 + i * 100ull, 2050 + i * 100ull, i + 1);
     testing::addKernel(c, 2060 + i * 100ull, 2090 + i * 100ull, i + 1);
   }
+  // With the indexes and without (the default).
+  bool indexes = false;
   for (const std::vector<SqliteSource>& sources :
        {std::vector<SqliteSource>{{&a, ""}}, std::vector<SqliteSource>{{&a, "a.native"}, {&b, "b.native"}},
-        std::vector<SqliteSource>{{&c, ""}}}) {
+        std::vector<SqliteSource>{{&c, ""}}, std::vector<SqliteSource>{{&a, ""}}}) {
+    indexes = !indexes;
     const std::string one = dir.path("one.sqlite");
-    const SqliteResult serial = writeSqlite(sources, one, true, 1);
+    const SqliteResult serial = writeSqlite(sources, one, true, 1, indexes);
     REQUIRE(serial.error.empty());
     const std::vector<Rows> expected = contents(one);
     REQUIRE(rowCount(expected) > 6000);
@@ -74,10 +78,10 @@ TEST_CASE("sqlite output by several threads holds the rows one thread writes", "
       for (const SqlitePieceSizes sizes : {SqlitePieceSizes{1, 97}, SqlitePieceSizes{1, 1000},
                                            SqlitePieceSizes{1000, 4096}, SqlitePieceSizes{}}) {
         const std::string many = dir.path("many.sqlite");
-        const std::string error = writeParts(sources, many, threads, sizes);
+        const std::string error = writeParts(sources, many, threads, indexes, sizes);
         INFO(error);
         REQUIRE(error.empty());
-        INFO(sources.size() << " traces, " << threads << " threads, tables of " << sizes.partRows
+        INFO(sources.size() << " traces, " << threads << " threads, indexes " << indexes << ", tables of " << sizes.partRows
                             << " rows apart in pieces of " << sizes.pieceRecords);
         CHECK(contents(many) == expected);
         std::remove(many.c_str());
@@ -85,7 +89,7 @@ TEST_CASE("sqlite output by several threads holds the rows one thread writes", "
     }
     // Through the public entry, which counts the same rows.
     const std::string many = dir.path("many.sqlite");
-    const SqliteResult parallel = writeSqlite(sources, many, true, 4);
+    const SqliteResult parallel = writeSqlite(sources, many, true, 4, indexes);
     REQUIRE(parallel.error.empty());
     CHECK(parallel.rows == serial.rows);
     CHECK(contents(many) == expected);
