@@ -49,6 +49,22 @@ class ChunkedVector {
   // True when the next push_back needs a new chunk.
   bool needsChunk() const { return size_ % ChunkRecords == 0; }
 
+  // Appends up to n of `values`: as many as the last chunk holds (a new
+  // chunk when it is full); 0 when no chunk can be had.
+  size_t tryAppend(const T* values, size_t n) {
+    if (n == 0) return 0;
+    if (needsChunk()) {
+      Chunk chunk = allocateChunk();
+      if (chunk.data == nullptr) return 0;
+      chunks_.push_back(chunk);
+      ++inMemory_;
+    }
+    const size_t at = size_ % ChunkRecords, k = n < ChunkRecords - at ? n : ChunkRecords - at;
+    std::memcpy(const_cast<T*>(chunks_.back().data) + at, values, k * sizeof(T));
+    size_ += k;
+    return k;
+  }
+
   void push_back(const T& value) {
     if (!tryPushBack(value)) throw std::bad_alloc();
   }
@@ -189,7 +205,7 @@ class ChunkedVector {
   };
   // The heap only when the system gives no more mappings (vm.max_map_count).
   static Chunk allocateChunk() {
-    void* p = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (p != MAP_FAILED) return {static_cast<T*>(p), kInMemory, false};
     return {new (std::nothrow) T[ChunkRecords], kInMemory, true};
   }

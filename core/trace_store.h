@@ -74,6 +74,24 @@ class TraceStore {
     return true;
   }
 
+  // add() of n records at once, a chunk at a time (readers of saved
+  // traces): the same records kept and dropped; how many were kept.
+  template <typename T>
+  size_t addMany(const T* records, size_t n) {
+    auto& seq = sequence<T>();
+    constexpr auto kind = RecordKindOf<T>::value;
+    size_t added = 0;
+    while (added < n) {
+      if (seq.needsChunk() && !roomForChunk(ChunkedVector<T>::kChunkBytes)) break;
+      const size_t k = seq.tryAppend(records + added, n - added);
+      if (k == 0) break;
+      added += k;
+      if (seq.needsChunk()) chunkFilled(kind, seq.chunkCount() - 1);
+    }
+    dropped_[static_cast<size_t>(kind)] += n - added;
+    return added;
+  }
+
   template <typename T>
   const ChunkedVector<T>& records() const { return std::get<ChunkedVector<T>>(sequences_); }
   // For clearing or appending outside the budget (tests, readers of saved traces).

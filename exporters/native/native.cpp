@@ -441,8 +441,8 @@ class NativeReader {
                       std::to_string(maxStringId(piece[i])) + ", past the string table (" +
                       std::to_string(limit) + " strings)");
         }
-        trace_.store.add(piece[i]);
       }
+      trace_.store.addMany(piece.data(), n);
       count -= n;
     }
     return true;

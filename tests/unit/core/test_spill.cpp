@@ -206,6 +206,41 @@ TEST_CASE("spill: a store with no journal drops past the cap, as before") {
   checkKernels(t, iota(100));
 }
 
+TEST_CASE("store: records added many at once are kept and dropped as one at a time") {
+  // Batches of uneven sizes, crossing chunks or not, into a store whose cap
+  // ends its room part-way; without a journal (drops past the cap) and
+  // with one that takes every full chunk (spills).
+  const uint64_t n = 3 * kPerChunk + 5;
+  const size_t batches[] = {1000, kPerChunk, 7, 1, 2 * kPerChunk};
+  for (const bool journal : {false, true}) {
+    TempDir dir;
+    Trace one, many;
+    for (Trace* t : {&one, &many}) {
+      fillMetadata(*t);
+      t->store.setMaxBytes(2 * kKernelChunk + namesBytes(*t));
+      if (journal) enableSpillJournal(*t, dir.path(t == &one ? "one.spill" : "many.spill"), SpillMode::Always);
+    }
+    for (uint64_t i = 0; i < n; ++i) one.store.add(kernel(one, i));
+    std::vector<KernelRecord> records;
+    for (uint64_t i = 0; i < n; ++i) records.push_back(kernel(many, i));
+    size_t at = 0, kept = 0;
+    for (size_t b = 0; at < n; b = (b + 1) % std::size(batches)) {
+      const size_t k = std::min<size_t>(batches[b], n - at);
+      kept += many.store.addMany(records.data() + at, k);
+      at += k;
+    }
+    INFO("journal " << journal);
+    CHECK(kept == many.store.count(RecordKind::Kernel));
+    CHECK(many.store.count(RecordKind::Kernel) == one.store.count(RecordKind::Kernel));
+    CHECK(many.store.dropped(RecordKind::Kernel) == one.store.dropped(RecordKind::Kernel));
+    CHECK(many.store.spilledChunks() == one.store.spilledChunks());
+    CHECK(many.store.bytesReserved() == one.store.bytesReserved());
+    CHECK((journal ? many.store.dropped(RecordKind::Kernel) == 0 : many.store.spilledChunks() == 0));
+    checkKernels(many, iota(one.store.count(RecordKind::Kernel)));
+    if (journal) removeSpillJournal(one), removeSpillJournal(many);
+  }
+}
+
 TEST_CASE("spill path: PREFIX.spill next to the outputs; with %n a name no prefix claims") {
   OutputNameInputs in;
   in.pid = 77;
